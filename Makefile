@@ -1,0 +1,46 @@
+# The front door. Every target sets up its own virtual environment on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+DEPS_STAMP := $(VENV)/.deps-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+
+.PHONY: demo test check lint typecheck proto goldens bench install up clean
+
+$(DEPS_STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@rm -f $(VENV)/.deps-* && touch $@
+
+install: $(DEPS_STAMP)  ## create .venv and install Arena with its dev tools
+
+demo: install  ## the whole job on embedded services
+	$(BIN)/arena demo
+
+up: install  ## start the services and keep them running, for your own bots
+	$(BIN)/arena up
+
+test: check  ## lint, type-check and run every test
+	$(BIN)/python -m pytest
+
+check: lint typecheck  ## ruff format check, ruff lint, mypy --strict on engines/
+
+lint: install
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+
+typecheck: install
+	$(BIN)/mypy --strict engines
+
+proto: install  ## regenerate the Python code of proto/ into arena/v1/
+	$(BIN)/python -m arena.protogen
+
+goldens: install  ## regenerate the golden replays under tests/goldens/
+	$(BIN)/python -m tests.golden
+
+bench: install  ## engine, referee and tournament benchmarks
+	$(BIN)/python -m pip install -q -e '.[bench]'
+	$(BIN)/python bench/engines.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,348 @@
+"""The engine contract: what every game implements and every other layer relies on.
+
+A game is a `Rules` object: pure functions over immutable states. The referee, the storage layer,
+the tournament code and the tests only ever use the names defined here.
+
+    setup(seats, options, rng) -> State
+    decision(state) -> Decision | None          (None exactly when the match is over)
+    legal_actions(state, seat) -> ActionSpace
+    apply(state, {seat: action, ...}, rng) -> State   (the complete joint action of the decision)
+    observe(state, viewer) -> Observation       (viewer None = the public view)
+    outcome(state) -> Outcome | None
+    parse_action / dump_action / dump_observation      (the JSON wire forms)
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar, Generic, TypeVar, Union
+
+from engines.errors import (
+    GameOver,
+    IllegalAction,
+    InvalidAction,
+    NotYourDecision,
+    OptionsError,
+    StaleDecision,
+)
+from engines.rng import Rng
+
+Seat = int
+"""A position in a match, 0..n-1. Engines know seats only; `arena/` maps seats to bots."""
+
+Json = Union[None, bool, int, float, str, list["Json"], dict[str, "Json"]]
+"""A value that `json.dumps` accepts and `json.loads` gives back unchanged."""
+
+S = TypeVar("S")
+A = TypeVar("A")
+O = TypeVar("O")  # noqa: E741 - the observation type, O as in the contract's signature
+
+DEFAULT_LISTING_LIMIT = 256
+"""Above this many legal actions a space is described rather than listed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Who must answer now."""
+
+    number: int
+    """0, 1, 2, ...: the index of this decision in `Record.moves`. Bots echo it (stale check)."""
+    seats: frozenset[Seat]
+    """Every seat that must answer before `apply`; several for simultaneous choices."""
+    label: str
+    """What is being decided ("pack", "inspect", "bribe"), for prompts, logs and metrics."""
+
+
+class Termination(enum.Enum):
+    """Why a match ended."""
+
+    COMPLETED = "completed"
+    """The rules ended the game."""
+    TURN_LIMIT = "turn_limit"
+    """A turn cap (an option) ended the game; the rules rank the position."""
+    FORFEIT = "forfeit"
+    """Set by the referee, never by the rules: a seat forfeited."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of a finished match."""
+
+    ranks: tuple[int, ...]
+    """Per seat, 1 = best; tied seats share a rank (1, 1, 3)."""
+    scores: tuple[float, ...]
+    """Game points per seat, for tie-breaks and statistics."""
+    termination: Termination
+
+    @staticmethod
+    def from_keys(
+        keys: Sequence[tuple[float, ...] | float],
+        scores: Sequence[float],
+        termination: Termination = Termination.COMPLETED,
+    ) -> Outcome:
+        """Rank seats by `keys`, higher is better; equal keys share the better rank."""
+        ordered = sorted(keys, reverse=True)
+        ranks = tuple(1 + ordered.index(key) for key in keys)
+        return Outcome(ranks=ranks, scores=tuple(float(s) for s in scores), termination=termination)
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One entry of a game's options schema."""
+
+    name: str
+    type: type
+    """int, bool, str or float."""
+    default: Json
+    description: str
+    """One line, shown by `arena games` and over the wire."""
+    choices: tuple[Json, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def check(self, value: object) -> Json:
+        """Return `value` if it fits this option, else raise `OptionsError` naming the problem."""
+        if self.type is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if self.type is not bool and isinstance(value, bool) or not isinstance(value, self.type):
+            raise OptionsError(
+                f"option {self.name!r} must be {self.type.__name__}, got {value!r}"
+            )
+        if self.choices is not None and value not in self.choices:
+            raise OptionsError(f"option {self.name!r} must be one of {list(self.choices)}")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if self.minimum is not None and value < self.minimum:
+                raise OptionsError(f"option {self.name!r} must be >= {self.minimum}")
+            if self.maximum is not None and value > self.maximum:
+                raise OptionsError(f"option {self.name!r} must be <= {self.maximum}")
+        return value  # type: ignore[return-value]
+
+    def to_json(self) -> dict[str, Json]:
+        """The schema entry as JSON."""
+        out: dict[str, Json] = {
+            "name": self.name,
+            "type": self.type.__name__,
+            "default": self.default,
+            "description": self.description,
+        }
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        return out
+
+
+class ActionSpace(ABC, Generic[A]):
+    """The legal actions of one seat at one decision."""
+
+    @abstractmethod
+    def __contains__(self, action: object) -> bool:
+        """Whether `action` is legal."""
+
+    @abstractmethod
+    def sample(self, rng: Rng) -> A:
+        """A uniformly random legal action (as uniform as the space allows)."""
+
+    @abstractmethod
+    def default(self) -> A:
+        """The action played on timeout or on a bad answer; always legal."""
+
+    @abstractmethod
+    def listing(self, limit: int = DEFAULT_LISTING_LIMIT) -> Sequence[A] | None:
+        """Every legal action in a stable order, or None when there are more than `limit`."""
+
+    def describe(self) -> Json:
+        """A JSON description of the space, for bots when it is too large to list."""
+        return {"kind": "listed"}
+
+
+@dataclass(frozen=True, slots=True)
+class ListedSpace(ActionSpace[A]):
+    """A space small enough to hold as a tuple. The first action is the default unless told."""
+
+    actions: tuple[A, ...]
+    default_index: int = 0
+    _members: frozenset[A] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.actions:
+            raise ValueError("a decision must offer at least one legal action")
+        object.__setattr__(self, "_members", frozenset(self.actions))
+
+    def __contains__(self, action: object) -> bool:
+        try:
+            return action in self._members
+        except TypeError:  # unhashable junk is simply not a legal action
+            return False
+
+    def sample(self, rng: Rng) -> A:
+        return self.actions[rng.below(len(self.actions))]
+
+    def default(self) -> A:
+        return self.actions[self.default_index]
+
+    def listing(self, limit: int = DEFAULT_LISTING_LIMIT) -> Sequence[A] | None:
+        return self.actions if len(self.actions) <= limit else None
+
+
+class Rules(ABC, Generic[S, A, O]):
+    """One game's rules: pure, deterministic, no I/O, no clock, no global random generator."""
+
+    name: ClassVar[str]
+    """The registry name, e.g. "hart"."""
+    title: ClassVar[str]
+    """The human name, e.g. "Hart an der Grenze"."""
+    version: ClassVar[int]
+    """Bumped whenever a recorded replay would change."""
+    seat_counts: ClassVar[tuple[int, ...]]
+    """The seat counts this game supports."""
+    options_schema: ClassVar[tuple[Option, ...]] = ()
+    """Every option with its type, default and a one-line description."""
+
+    # -- options ----------------------------------------------------------------------------
+    def resolve_options(self, options: Mapping[str, object] | None = None) -> dict[str, Json]:
+        """Validate `options` and fill in defaults; unknown names raise `OptionsError`."""
+        given = dict(options or {})
+        known = {opt.name: opt for opt in self.options_schema}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise OptionsError(
+                f"{self.name} has no option(s) {unknown}; known: {sorted(known) or 'none'}"
+            )
+        return {
+            name: opt.check(given[name]) if name in given else opt.default
+            for name, opt in known.items()
+        }
+
+    def check_seats(self, seats: int) -> None:
+        """Raise `OptionsError` unless the game supports `seats` seats."""
+        if seats not in self.seat_counts:
+            raise OptionsError(
+                f"{self.name} is played by {min(self.seat_counts)}-{max(self.seat_counts)} "
+                f"seats, not {seats}"
+            )
+
+    # -- the rules ---------------------------------------------------------------------------
+    @abstractmethod
+    def setup(self, seats: int, options: Mapping[str, object], rng: Rng) -> S:
+        """The initial state; options are validated with `resolve_options`."""
+
+    @abstractmethod
+    def decision(self, state: S) -> Decision | None:
+        """Who must answer now, or None exactly when the match is over."""
+
+    @abstractmethod
+    def legal_actions(self, state: S, seat: Seat) -> ActionSpace[A]:
+        """The legal actions of `seat` at the current decision (the seat must be in it)."""
+
+    def apply(self, state: S, actions: Mapping[Seat, A], rng: Rng) -> S:
+        """Apply the complete joint action of the current decision; illegal input raises."""
+        current = self.decision(state)
+        if current is None:
+            raise GameOver("the match is over")
+        extra = sorted(set(actions) - current.seats)
+        if extra:
+            raise NotYourDecision(
+                f"seat {extra[0]} is not deciding now (decision {current.number} "
+                f"is for seats {sorted(current.seats)})",
+                seat=extra[0],
+                decision=current.number,
+            )
+        missing = sorted(current.seats - set(actions))
+        if missing:
+            raise IllegalAction(
+                f"decision {current.number} needs an action from seat(s) {missing}",
+                seat=missing[0],
+                decision=current.number,
+            )
+        for seat, action in actions.items():
+            if action not in self.legal_actions(state, seat):
+                raise IllegalAction(
+                    f"{self.describe_action(action)} is not legal for seat {seat} now "
+                    f"({current.label})",
+                    seat=seat,
+                    decision=current.number,
+                )
+        return self._apply(state, current, actions, rng)
+
+    @abstractmethod
+    def _apply(self, state: S, decision: Decision, actions: Mapping[Seat, A], rng: Rng) -> S:
+        """Apply a joint action that `apply` has already checked."""
+
+    def check_answer(self, state: S, seat: Seat, number: int, action: A) -> None:
+        """Raise the right `ActionError` if `seat` may not play `action` at decision `number`."""
+        current = self.decision(state)
+        if current is None:
+            raise GameOver("the match is over", seat=seat, decision=number)
+        if number != current.number:
+            raise StaleDecision(
+                f"answer for decision {number}, but the current decision is {current.number}",
+                seat=seat,
+                decision=number,
+            )
+        if seat not in current.seats:
+            raise NotYourDecision(
+                f"seat {seat} is not deciding now", seat=seat, decision=current.number
+            )
+        if action not in self.legal_actions(state, seat):
+            raise IllegalAction(
+                f"{self.describe_action(action)} is not legal for seat {seat} now "
+                f"({current.label})",
+                seat=seat,
+                decision=current.number,
+            )
+
+    @abstractmethod
+    def observe(self, state: S, viewer: Seat | None) -> O:
+        """What `viewer` may know; `viewer=None` gives the public (spectator) view."""
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """The result, or None while the match runs."""
+
+    @abstractmethod
+    def scramble(self, state: S, viewer: Seat | None, rng: Rng) -> S:
+        """Re-deal at random everything `viewer` may not know, keeping everything it may.
+
+        Used by the no-leak test: `observe(scramble(s, v, rng), v)` must equal `observe(s, v)`.
+        """
+
+    # -- wire forms --------------------------------------------------------------------------
+    @abstractmethod
+    def parse_action(self, seat: Seat, wire: object) -> A:
+        """Parse the JSON form of an action; junk raises `InvalidAction` naming what is wrong."""
+
+    @abstractmethod
+    def dump_action(self, action: A) -> Json:
+        """The JSON form of an action."""
+
+    @abstractmethod
+    def dump_observation(self, observation: O) -> Json:
+        """The JSON form of an observation."""
+
+    def describe_action(self, action: object) -> str:
+        """A short human-readable form of an action, for logs and error messages."""
+        try:
+            return json.dumps(self.dump_action(action), sort_keys=True)  # type: ignore[arg-type]
+        except Exception:  # junk that is not even an action
+            return repr(action)
+
+    def parse_wire(self, seat: Seat, text: str) -> A:
+        """Parse a JSON text; a text that is not JSON raises `InvalidAction`."""
+        try:
+            wire = json.loads(text)
+        except ValueError as exc:
+            raise InvalidAction(f"action is not valid JSON: {exc}", seat=seat) from None
+        return self.parse_action(seat, wire)
+
+
+def require(condition: bool, message: str, seat: Seat | None = None) -> None:
+    """Raise `InvalidAction(message)` unless `condition`; a helper for `parse_action`."""
+    if not condition:
+        raise InvalidAction(message, seat=seat)

@@ -1,0 +1,49 @@
+"""Every registered game, every seat count, every preset: random legal play over many seeds."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+import engines
+from engines import OptionsError
+from engines.replay import start
+from tests.engines.conformance import Tally, play_checked
+
+SEEDS = int(os.environ.get("ARENA_CONFORMANCE_SEEDS", "200"))
+"""Seeds per (game, seat count, preset). The first DEEP_SEEDS get the expensive checks."""
+DEEP_SEEDS = int(os.environ.get("ARENA_CONFORMANCE_DEEP_SEEDS", "12"))
+
+
+def _cases() -> list[Any]:
+    cases = []
+    for name in engines.names():
+        rules = engines.get(name)
+        presets: dict[str, Any] = {"default": {}, **dict(getattr(rules, "presets", {}))}
+        for preset, options in presets.items():
+            for seats in rules.seat_counts:
+                cases.append(pytest.param(name, seats, preset, options, id=f"{name}-{seats}-{preset}"))
+    return cases
+
+
+@pytest.mark.parametrize(("game", "seats", "preset", "options"), _cases())
+def test_random_play(game: str, seats: int, preset: str, options: dict[str, Any]) -> None:
+    rules = engines.get(game)
+    try:
+        rules.resolve_options(options)
+        start(rules, seats, options, 0)
+    except OptionsError:
+        pytest.skip(f"preset {preset} does not apply to {seats} seats")
+    tally = Tally()
+    finals = []
+    for seed in range(SEEDS):
+        record, final = play_checked(rules, seats, seed, options, deep=seed < DEEP_SEEDS, tally=tally)
+        finals.append(rules.outcome(final))
+        if seed < 3:  # the same seed and moves give the same match
+            again, final_again = play_checked(rules, seats, seed, options, deep=False)
+            assert again == record and final_again == final
+    assert tally.decisions > SEEDS, "matches this short test nothing"
+    assert tally.scrambles_that_changed_state > 0, "scramble() never hid anything"
+    assert len({o.ranks for o in finals if o is not None}) > 1, "every seed gave the same ranks"

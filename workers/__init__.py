@@ -1,0 +1,1 @@
+"""The Celery app: tournament scheduling, rounds of match tasks, rating updates."""
