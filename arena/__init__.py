@@ -1,1 +1,1 @@
-"""Arena: the referee service, storage, ratings, pairing, the CLI, the bot SDK and reference bots."""
+"""Arena: the referee, storage, ratings, pairing, the CLI, the bot SDK and reference bots."""

@@ -19,7 +19,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Generic, TypeVar, Union
+from typing import ClassVar, Generic, TypeVar
 
 from engines.errors import (
     GameOver,
@@ -34,7 +34,7 @@ from engines.rng import Rng
 Seat = int
 """A position in a match, 0..n-1. Engines know seats only; `arena/` maps seats to bots."""
 
-Json = Union[None, bool, int, float, str, list["Json"], dict[str, "Json"]]
+Json = None | bool | int | float | str | list["Json"] | dict[str, "Json"]
 """A value that `json.dumps` accepts and `json.loads` gives back unchanged."""
 
 S = TypeVar("S")
@@ -108,10 +108,8 @@ class Option:
         """Return `value` if it fits this option, else raise `OptionsError` naming the problem."""
         if self.type is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        if self.type is not bool and isinstance(value, bool) or not isinstance(value, self.type):
-            raise OptionsError(
-                f"option {self.name!r} must be {self.type.__name__}, got {value!r}"
-            )
+        if (self.type is not bool and isinstance(value, bool)) or not isinstance(value, self.type):
+            raise OptionsError(f"option {self.name!r} must be {self.type.__name__}, got {value!r}")
         if self.choices is not None and value not in self.choices:
             raise OptionsError(f"option {self.name!r} must be one of {list(self.choices)}")
         if isinstance(value, int | float) and not isinstance(value, bool):

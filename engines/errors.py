@@ -1,16 +1,16 @@
 """Engine errors, drawn as a tree so callers know what to catch.
 
-    EngineError
-      ActionError              (attributes: seat, decision)
-        InvalidAction          the wire payload does not parse
-        IllegalAction          it parses, but is not legal now
-        NotYourDecision        the seat is not among the seats that must answer now
-        StaleDecision          the echoed decision number is not the current one
-        GameOver               the match is already over
-      ReplayMismatch           a record does not reproduce (version drift or a bad log)
-      OptionsError             match options that are unknown or out of range
-      UnknownGame              no engine of that name is registered
-      DataError                a game data file is malformed
+EngineError
+  ActionError              (attributes: seat, decision)
+    InvalidAction          the wire payload does not parse
+    IllegalAction          it parses, but is not legal now
+    NotYourDecision        the seat is not among the seats that must answer now
+    StaleDecision          the echoed decision number is not the current one
+    GameOver               the match is already over
+  ReplayMismatch           a record does not reproduce (version drift or a bad log)
+  OptionsError             match options that are unknown or out of range
+  UnknownGame              no engine of that name is registered
+  DataError                a game data file is malformed
 """
 
 from __future__ import annotations

@@ -26,9 +26,7 @@ class Event:
     """The seats that may see it; None means everyone, spectators included."""
 
     @staticmethod
-    def make(
-        number: int, kind: str, audience: Iterable[Seat] | None = None, **data: Json
-    ) -> Event:
+    def make(number: int, kind: str, audience: Iterable[Seat] | None = None, **data: Json) -> Event:
         """Build an event from keyword details."""
         return Event(
             number=number,

@@ -57,7 +57,11 @@ def start(rules: Rules[Any, Any, Any], seats: int, options: Mapping[str, object]
 
 
 def advance(
-    rules: Rules[Any, Any, Any], state: Any, decision: Decision, joint: Mapping[Seat, Any], seed: int
+    rules: Rules[Any, Any, Any],
+    state: Any,
+    decision: Decision,
+    joint: Mapping[Seat, Any],
+    seed: int,
 ) -> Any:
     """Apply a joint action with the decision's own chance stream."""
     return rules.apply(state, joint, HashRng.for_decision(seed, decision.number))

@@ -23,7 +23,7 @@ A = TypeVar("A")
 
 @dataclass(frozen=True, slots=True)
 class IntRange(Generic[A]):
-    """The actions make(low) .. make(high); `value_of` inverts `make` (None if not of the family)."""
+    """The actions make(low)..make(high); `value_of` inverts `make` (None if not in the family)."""
 
     low: int
     high: int

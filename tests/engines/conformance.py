@@ -77,7 +77,9 @@ def check_space(rules: Rules[Any, Any, Any], state: Any, seat: int, rng: HashRng
         assert rules.parse_action(seat, wire) == action, f"{wire} does not round-trip"
 
 
-def check_no_leak(rules: Rules[Any, Any, Any], state: Any, seats: int, rng: HashRng, tally: Tally) -> None:
+def check_no_leak(
+    rules: Rules[Any, Any, Any], state: Any, seats: int, rng: HashRng, tally: Tally
+) -> None:
     """A view never changes when everything its viewer may not know is re-dealt."""
     for viewer in [*range(seats), None]:
         scrambled = rules.scramble(state, viewer, rng)

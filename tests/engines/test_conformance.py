@@ -15,6 +15,8 @@ from tests.engines.conformance import Tally, play_checked
 SEEDS = int(os.environ.get("ARENA_CONFORMANCE_SEEDS", "200"))
 """Seeds per (game, seat count, preset). The first DEEP_SEEDS get the expensive checks."""
 DEEP_SEEDS = int(os.environ.get("ARENA_CONFORMANCE_DEEP_SEEDS", "12"))
+PRESET_SEEDS = int(os.environ.get("ARENA_CONFORMANCE_PRESET_SEEDS", "40"))
+"""Seeds per (game, seat count) for each non-default preset (variants)."""
 
 
 def _cases() -> list[Any]:
@@ -24,7 +26,9 @@ def _cases() -> list[Any]:
         presets: dict[str, Any] = {"default": {}, **dict(getattr(rules, "presets", {}))}
         for preset, options in presets.items():
             for seats in rules.seat_counts:
-                cases.append(pytest.param(name, seats, preset, options, id=f"{name}-{seats}-{preset}"))
+                cases.append(
+                    pytest.param(name, seats, preset, options, id=f"{name}-{seats}-{preset}")
+                )
     return cases
 
 
@@ -38,8 +42,10 @@ def test_random_play(game: str, seats: int, preset: str, options: dict[str, Any]
         pytest.skip(f"preset {preset} does not apply to {seats} seats")
     tally = Tally()
     finals = []
-    for seed in range(SEEDS):
-        record, final = play_checked(rules, seats, seed, options, deep=seed < DEEP_SEEDS, tally=tally)
+    for seed in range(SEEDS if preset == "default" else PRESET_SEEDS):
+        record, final = play_checked(
+            rules, seats, seed, options, deep=seed < DEEP_SEEDS, tally=tally
+        )
         finals.append(rules.outcome(final))
         if seed < 3:  # the same seed and moves give the same match
             again, final_again = play_checked(rules, seats, seed, options, deep=False)

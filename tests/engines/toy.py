@@ -53,8 +53,9 @@ class HighCard(Rules[ToyState, int, dict[str, Json]]):
             best = max(actions.values())
             points = tuple(p + (actions[s] == best) for s, p in enumerate(state.points))
             hands = tuple(tuple(c for c in h if c != actions[s]) for s, h in enumerate(state.hands))
-            return replace(state, number=state.number + 1, hands=hands, points=points,
-                           tricks=state.tricks + 1)
+            return replace(
+                state, number=state.number + 1, hands=hands, points=points, tricks=state.tricks + 1
+            )
         return replace(state, number=state.number + 1, doubled=bool(actions[0]))
 
     def observe(self, state: ToyState, viewer: Seat | None) -> dict[str, Json]:

@@ -1,0 +1,31 @@
+"""Each golden replay still plays out exactly as recorded."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+from tests.golden import GOLDEN_DIR, golden_files, regenerate
+
+
+@pytest.mark.parametrize("path", golden_files(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_golden_replay(path: Path) -> None:
+    expected = path.read_text()
+    actual = regenerate(path)
+    if actual != expected:
+        diff = difflib.unified_diff(
+            expected.splitlines(), actual.splitlines(), "recorded", "now", lineterm="", n=1
+        )
+        shown = "\n".join(list(diff)[:60])
+        pytest.fail(
+            f"{path.relative_to(GOLDEN_DIR)} changed (run `make goldens` if intended):\n{shown}"
+        )
+
+
+def test_every_game_has_goldens() -> None:
+    import engines
+
+    games_with_goldens = {p.parent.name for p in golden_files()}
+    assert set(engines.names()) <= games_with_goldens
