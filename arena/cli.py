@@ -22,7 +22,9 @@ def _cmd_games(args: argparse.Namespace) -> int:
         seats = f"{min(rules.seat_counts)}-{max(rules.seat_counts)}"
         print(f"{name:<10} {rules.title} (v{rules.version}, {seats} seats)")
         for opt in rules.options_schema:
-            print(f"    {opt.name}={json.dumps(opt.default)}  ({opt.type.__name__}) {opt.description}")
+            print(
+                f"    {opt.name}={json.dumps(opt.default)}  ({opt.type.__name__}) {opt.description}"
+            )
     return 0
 
 
@@ -56,7 +58,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
         for line in step_lines(rules, before, decision, joint, after, paint):
             print(line)
 
-    match = play_local(args.game, bots, args.seed, _parse_options(args.option), None if args.quiet else show)
+    match = play_local(
+        args.game, bots, args.seed, _parse_options(args.option), None if args.quiet else show
+    )
     for line in final_lines(rules, match.final, match.outcome, paint):
         print(line)
     if match.bad_answers:
@@ -70,7 +74,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 def _cmd_replay(args: argparse.Namespace) -> int:
     target = Path(args.source)
     if not target.exists():
-        from arena.replay_cli import replay_stored  # a match id: rebuild it from Postgres
+        from arena.service_cli import replay_stored  # a match id: rebuild it from Postgres
 
         return replay_stored(args.source)
     record = Record.from_json(json.loads(target.read_text()))

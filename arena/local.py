@@ -12,7 +12,9 @@ from engines import Decision, EngineError, HashRng, Outcome, Record, Rules
 from engines.replay import advance, start
 
 
-def turn_for(rules: Rules[Any, Any, Any], state: Any, decision: Decision, seat: int, seats: int) -> Turn:
+def turn_for(
+    rules: Rules[Any, Any, Any], state: Any, decision: Decision, seat: int, seats: int
+) -> Turn:
     """The `Turn` a bot in `seat` sees: its view and the legal actions in wire form."""
     space = rules.legal_actions(state, seat)
     listing = space.listing()

@@ -34,6 +34,8 @@ class Turn:
     """The legal actions in wire form, or None when the space is too large to list."""
     space: Wire
     """The space's description (see `engines.spaces`) when `legal` is None."""
+    match_id: int = 0
+    """The match over the wire; 0 in process."""
 
     def choices(self) -> tuple[Wire, ...]:
         """The legal actions, expanding ranges of a described space when needed."""

@@ -68,7 +68,9 @@ def step_lines(
     return [f"#{decision.number:<4} {decision.label:<12} {acts}"]
 
 
-def final_lines(rules: Rules[Any, Any, Any], final: Any, outcome: Outcome, paint: Paint) -> list[str]:
+def final_lines(
+    rules: Rules[Any, Any, Any], final: Any, outcome: Outcome, paint: Paint
+) -> list[str]:
     """The closing lines: game-specific detail, then the ranking."""
     module = _module(rules.name)
     custom: Callable[..., list[str]] | None = getattr(module, "final_lines", None)

@@ -1,0 +1,35 @@
+"""Bot tokens and the admin token: generated secrets, stored only as SHA-256 hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+TOKEN_BYTES = 32
+
+
+def new_token() -> str:
+    """A fresh random token, shown once to its owner."""
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def token_hash(token: str) -> bytes:
+    """The stored form of a token."""
+    return hashlib.sha256(token.encode()).digest()
+
+
+def bearer(metadata: tuple[tuple[str, str | bytes], ...] | None) -> str | None:
+    """The token of an `authorization: Bearer <token>` metadata entry, if any."""
+    for key, value in metadata or ():
+        if key.lower() == "authorization":
+            text = value.decode() if isinstance(value, bytes) else value
+            scheme, _, token = text.partition(" ")
+            if scheme.lower() == "bearer" and token:
+                return token.strip()
+    return None
+
+
+def same_token(given: str, expected: str) -> bool:
+    """Constant-time comparison of two tokens."""
+    return hmac.compare_digest(given.encode(), expected.encode())

@@ -1,0 +1,49 @@
+"""Prometheus metrics of every Arena process, named and labelled as Prometheus recommends.
+
+Referees serve them over HTTP (`--metrics-port`). Celery's prefork workers use Prometheus
+multiprocess mode: `PROMETHEUS_MULTIPROC_DIR` is set before the worker forks, every child writes
+its samples there, and the worker's main process serves the merged view (see `workers/metrics.py`).
+"""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+MATCH_BUCKETS = (1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600)
+
+# -- referee ----------------------------------------------------------------------------------
+CONNECTED_BOTS = Gauge(
+    "arena_connected_bots", "Bots with an open stream to this referee", multiprocess_mode="livesum"
+)
+ACTIVE_MATCHES = Gauge(
+    "arena_active_matches",
+    "Matches being played on this referee",
+    ["game"],
+    multiprocess_mode="livesum",
+)
+DECISIONS = Counter("arena_decisions_total", "Decisions applied", ["game"])
+DECISION_ROUND_TRIP = Histogram(
+    "arena_decision_round_trip_seconds",
+    "From sending a decision request to receiving the bot's answer",
+    ["game"],
+    buckets=LATENCY_BUCKETS,
+)
+TIMEOUTS = Counter(
+    "arena_decision_timeouts_total", "Decisions a bot did not answer in time", ["game"]
+)
+BAD_ANSWERS = Counter(
+    "arena_bad_answers_total",
+    "Answers that did not parse, were stale or were illegal",
+    ["game", "kind"],
+)
+STRIKES = Counter("arena_strikes_total", "Strikes given to bots", ["game"])
+FORFEITS = Counter("arena_forfeits_total", "Seats that forfeited after too many strikes", ["game"])
+MATCHES_FINISHED = Counter(
+    "arena_matches_finished_total", "Matches that ended", ["game", "termination"]
+)
+MATCH_DURATION = Histogram(
+    "arena_match_duration_seconds", "Wall time of a match", ["game"], buckets=MATCH_BUCKETS
+)
+DB_ERRORS = Counter("arena_db_errors_total", "Failed database operations", ["operation"])
+RPC_ERRORS = Counter("arena_rpc_errors_total", "Public API calls that failed", ["method", "code"])

@@ -1,0 +1,189 @@
+"""The referee application: its bots, its running matches, and what both services share."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import engines
+from arena.clock import Clock
+from arena.referee.bot_service import malformed
+from arena.referee.match import MatchRunner
+from arena.referee.sessions import Hub, Session
+from arena.storage.db import Database
+from arena.storage.rows import TableKey
+from arena.v1 import bot_pb2
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeConfig:
+    """Settings of one referee process."""
+
+    host: str = "referee-0"
+    """This referee's name, stored with the matches it hosts."""
+    admin_token: str = ""
+    """The token admin calls need; empty means generate one at start."""
+    reconnect_grace: float = 10.0
+    """Seconds a dropped bot has to reconnect before its decisions time out."""
+    default_clock: Clock = field(default_factory=Clock)
+    """The clock of matches whose creator sets none."""
+    connect_timeout: float = 10.0
+    """Seconds a new match waits for its bots to connect before the clocks start anyway."""
+
+
+class Referee:
+    """Shared state of the bot and public services."""
+
+    def __init__(self, db: Database, config: RefereeConfig) -> None:
+        self.db = db
+        self.config = config
+        self.admin_token = config.admin_token or secrets.token_urlsafe(24)
+        self.hub = Hub(config.reconnect_grace)
+        self.runners: dict[int, MatchRunner] = {}
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.on_finish: list[Callable[[MatchRunner], Any]] = []
+
+    # -- bots ------------------------------------------------------------------------------------
+    async def bot_for_token_hash(self, digest: bytes) -> tuple[int, str] | None:
+        """The (id, name) of the bot whose token hashes to `digest`."""
+        row = await self.db.bot_by_token_hash(digest)
+        return None if row is None else (row.id, row.name)
+
+    def matches_of(self, bot_id: int) -> list[MatchRunner]:
+        """The running matches `bot_id` plays in."""
+        return [r for r in self.runners.values() if r.seats_of(bot_id)]
+
+    def resume_messages(self, bot_id: int) -> list[bot_pb2.ArenaMessage]:
+        """MatchStarts and pending requests for a bot that (re)connects."""
+        out: list[bot_pb2.ArenaMessage] = []
+        for runner in self.matches_of(bot_id):
+            out.extend(runner.resume_messages(bot_id))
+        return out
+
+    def handle_bot_message(
+        self, session: Session, message: bot_pb2.BotMessage
+    ) -> bot_pb2.ArenaMessage | None:
+        """Dispatch one message from a bot stream; return a reply if one is due."""
+        kind = message.WhichOneof("kind")
+        if kind == "heartbeat":
+            return bot_pb2.ArenaMessage(heartbeat=bot_pb2.Heartbeat())
+        if kind == "action":
+            runner = self.runners.get(message.action.match_id)
+            if runner is None or not runner.seats_of(session.bot_id):
+                return _not_yours(message.action.match_id, message.action.decision)
+            return runner.deliver(session.bot_id, message.action)
+        if kind == "resign":
+            runner = self.runners.get(message.resign.match_id)
+            if runner is None or not runner.seats_of(session.bot_id):
+                return _not_yours(message.resign.match_id, 0)
+            runner.resign(session.bot_id, message.resign.reason)
+            return None
+        if kind == "hello":
+            return malformed("Hello is only valid as the first message of a stream")
+        return malformed("the message sets none of hello, action, resign and heartbeat")
+
+    # -- matches ---------------------------------------------------------------------------------
+    async def create_match(
+        self,
+        game: str,
+        bot_names: list[str],
+        options: dict[str, Any],
+        clock: Clock,
+        seed: int,
+        connect_timeout: float | None = None,
+        tournament: tuple[int, int, int] | None = None,
+    ) -> int:
+        """Create a match in storage and start playing it here; return its id.
+
+        Raises `engines.EngineError` for an unknown game, bad options or seat count, and
+        `LookupError` for an unknown bot.
+        """
+        rules = engines.get(game)
+        rules.check_seats(len(bot_names))
+        resolved = rules.resolve_options(options)
+        if len(set(bot_names)) != len(bot_names):
+            raise ValueError("a bot may hold only one seat in a match")
+        bots = []
+        for name in bot_names:
+            row = await self.db.bot_by_name(name)
+            if row is None:
+                raise LookupError(f"unknown bot {name!r}")
+            bots.append((row.id, row.name))
+        seed = seed or secrets.randbits(62)
+        match_id = await self.db.create_match(
+            game=game,
+            rules_version=rules.version,
+            options=resolved,
+            seats=len(bots),
+            seed=seed,
+            clock=clock.to_json(),
+            bot_ids=[b for b, _ in bots],
+            tournament=None if tournament is None else TableKey(*tournament),
+        )
+        if match_id in self.runners:
+            return match_id
+        existing = await self.db.match(match_id)
+        if existing is not None and existing.status.value in ("finished", "aborted"):
+            return match_id
+        runner = MatchRunner(
+            match_id=match_id,
+            rules=rules,
+            options=resolved,
+            seed=seed,
+            clock=clock,
+            bots=bots,
+            hub=self.hub,
+            store=self.db,
+            host=self.config.host,
+            connect_timeout=(
+                self.config.connect_timeout if connect_timeout is None else connect_timeout
+            ),
+        )
+        runner.on_finish.extend(self.on_finish)
+        self.runners[match_id] = runner
+        task = asyncio.create_task(self._run(runner), name=f"match-{match_id}")
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return match_id
+
+    async def _run(self, runner: MatchRunner) -> None:
+        try:
+            outcome = await runner.run()
+            log.info(
+                "match %s (%s) finished: ranks %s",
+                runner.match_id,
+                runner.game,
+                list(outcome.ranks),
+            )
+        except asyncio.CancelledError:
+            log.info("match %s interrupted by shutdown", runner.match_id)
+            raise
+        except Exception:
+            log.exception("match %s crashed", runner.match_id)
+        finally:
+            self.runners.pop(runner.match_id, None)
+
+    async def shutdown(self) -> None:
+        """Stop every match task and close every bot stream."""
+        for task in list(self.tasks):
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        for session in self.hub.sessions():
+            session.close()
+
+
+def _not_yours(match_id: int, decision: int) -> bot_pb2.ArenaMessage:
+    from arena.referee import requests
+
+    return requests.problem(
+        match_id,
+        decision,
+        bot_pb2.PROBLEM_KIND_NOT_YOUR_DECISION,
+        f"you hold no seat in a running match {match_id}; the message was ignored",
+    )

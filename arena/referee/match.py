@@ -1,0 +1,469 @@
+"""One match on the referee: ask the seats, enforce clock and strikes, apply, persist, repeat."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from arena import metrics, wire
+from arena.clock import Clock, SeatClock
+from arena.referee import requests
+from arena.referee.sessions import Hub, Pending
+from arena.referee.store import MatchStore
+from arena.storage.errors import StorageError
+from arena.storage.rows import DecisionRow, SeatResult
+from arena.v1 import bot_pb2, common_pb2
+from engines import (
+    Decision,
+    EngineError,
+    HashRng,
+    IllegalAction,
+    InvalidAction,
+    Outcome,
+    Rules,
+    StaleDecision,
+    Termination,
+)
+from engines.replay import start
+
+log = logging.getLogger(__name__)
+
+PROBLEM_OF = {
+    InvalidAction: bot_pb2.PROBLEM_KIND_INVALID_ACTION,
+    IllegalAction: bot_pb2.PROBLEM_KIND_ILLEGAL_ACTION,
+    StaleDecision: bot_pb2.PROBLEM_KIND_STALE_DECISION,
+}
+DB_RETRY_MAX = 5.0
+
+
+@dataclass
+class SeatState:
+    """A seat's bot and how it is doing."""
+
+    bot_id: int
+    bot_name: str
+    clock: SeatClock
+    strikes: int = 0
+    forfeited: bool = False
+    resigned: bool = False
+
+
+@dataclass
+class PublicStep:
+    """What spectators see after a decision."""
+
+    decision: int
+    label: str
+    view: Any
+    at: float = field(default_factory=time.monotonic)
+
+
+class MatchRunner:
+    """Runs one match to its end on this referee."""
+
+    def __init__(
+        self,
+        *,
+        match_id: int,
+        rules: Rules[Any, Any, Any],
+        options: dict[str, Any],
+        seed: int,
+        clock: Clock,
+        bots: list[tuple[int, str]],
+        hub: Hub,
+        store: MatchStore,
+        host: str,
+        connect_timeout: float = 10.0,
+    ) -> None:
+        self.match_id = match_id
+        self.rules = rules
+        self.options = options
+        self.seed = seed
+        self.clock = clock
+        self.hub = hub
+        self.store = store
+        self.host = host
+        self.connect_timeout = connect_timeout
+        self.seats = [SeatState(b, n, SeatClock.start(clock)) for b, n in bots]
+        self.state = start(rules, len(bots), options, seed)
+        self.moves: list[dict[str, Any]] = []
+        self.steps: list[PublicStep] = [PublicStep(-1, "setup", self._public_view())]
+        self.watchers: list[asyncio.Queue[PublicStep | None]] = []
+        self.outcome: Outcome | None = None
+        self.done = asyncio.Event()
+        self.on_finish: list[Callable[[MatchRunner], Any]] = []
+        self._listing: dict[int, list[Any]] = {}
+        self._closed: dict[int, set[int]] = {}
+        """Seat -> decisions it was asked and that are closed (answered, defaulted, timed out)."""
+
+    # -- who is who ------------------------------------------------------------------------------
+    @property
+    def game(self) -> str:
+        return self.rules.name
+
+    def seats_of(self, bot_id: int) -> list[int]:
+        """The seats `bot_id` holds in this match."""
+        return [i for i, s in enumerate(self.seats) if s.bot_id == bot_id]
+
+    def player_names(self) -> list[str]:
+        return [s.bot_name for s in self.seats]
+
+    def start_message(self, seat: int) -> bot_pb2.ArenaMessage:
+        """The MatchStart of `seat`."""
+        return requests.match_start(
+            self.match_id, self.rules, seat, self.player_names(), self.options, self.clock
+        )
+
+    # -- the loop --------------------------------------------------------------------------------
+    async def run(self) -> Outcome:
+        """Play the match to its end and store every step; returns the outcome."""
+        began = time.monotonic()
+        metrics.ACTIVE_MATCHES.labels(self.game).inc()
+        try:
+            await self._with_db_retry(
+                "start_match", self.store.start_match, self.match_id, self.host
+            )
+            for seat, s in enumerate(self.seats):
+                self.hub.send(s.bot_id, self.start_message(seat))
+            await self._wait_for_bots()
+            while (decision := self.rules.decision(self.state)) is not None:
+                await self._play(decision)
+            outcome = await self._finish()
+        finally:
+            metrics.ACTIVE_MATCHES.labels(self.game).dec()
+            self.done.set()
+            for queue in self.watchers:
+                queue.put_nowait(None)
+        metrics.MATCH_DURATION.labels(self.game).observe(time.monotonic() - began)
+        return outcome
+
+    async def _wait_for_bots(self) -> None:
+        until = time.monotonic() + self.connect_timeout
+        while time.monotonic() < until:
+            if all(self.hub.is_connected(s.bot_id) for s in self.seats):
+                return
+            await asyncio.sleep(0.05)
+        missing = [s.bot_name for s in self.seats if not self.hub.is_connected(s.bot_id)]
+        log.warning("match %s starts without %s", self.match_id, ", ".join(missing))
+
+    async def _play(self, decision: Decision) -> None:
+        asked = [s for s in sorted(decision.seats) if not self.seats[s].forfeited]
+        answers = await asyncio.gather(*(self._ask(seat, decision) for seat in asked))
+        joint: dict[int, Any] = {}
+        elapsed: dict[int, timedelta] = {}
+        strikes: dict[int, str] = {}
+        for seat, (action, taken, problem) in zip(asked, answers, strict=True):
+            joint[seat], elapsed[seat] = action, timedelta(seconds=taken)
+            if problem:
+                strikes[seat] = problem
+        for seat in decision.seats - set(asked):
+            joint[seat] = self.rules.legal_actions(self.state, seat).default()
+            elapsed[seat] = timedelta(0)
+        after = self.rules.apply(
+            self.state, joint, HashRng.for_decision(self.seed, decision.number)
+        )
+        wire_joint = {s: self.rules.dump_action(a) for s, a in sorted(joint.items())}
+        row = DecisionRow(
+            self.match_id, decision.number, decision.label, wire_joint, elapsed, strikes
+        )
+        # Durable before the next request goes out: a crash loses no applied action.
+        await self._with_db_retry("record_decision", self.store.record_decision, row)
+        self.state = after
+        self.moves.append({str(s): a for s, a in wire_joint.items()})
+        metrics.DECISIONS.labels(self.game).inc()
+        self._publish(PublicStep(decision.number, decision.label, self._public_view()))
+
+    async def _ask(self, seat: int, decision: Decision) -> tuple[Any, float, str | None]:
+        """One seat's action, time taken and problem: its default after a timeout or bad answer."""
+        s = self.seats[seat]
+        space = self.rules.legal_actions(self.state, seat)
+        allowance = s.clock.allowance()
+        request, listing = requests.decision_request(
+            self.match_id, self.rules, self.state, decision, seat, allowance, s.clock.bank_left
+        )
+        grace = self.clock.grace.total_seconds()
+        pending = Pending(
+            match_id=self.match_id,
+            seat=seat,
+            decision=decision.number,
+            bot_id=s.bot_id,
+            request=request,
+            deadline=time.monotonic() + allowance.total_seconds() + grace,
+        )
+        self._listing[seat] = listing
+        self.hub.owe(pending)
+        try:
+            answered = await self._await_answer(pending)
+        finally:
+            self.hub.settle(pending)
+            self._listing.pop(seat, None)
+            self._closed.setdefault(seat, set()).add(decision.number)
+        taken = min(time.monotonic() - pending.sent_at, allowance.total_seconds())
+        if s.resigned:
+            return space.default(), 0.0, None
+        if answered is None:
+            metrics.TIMEOUTS.labels(self.game).inc()
+            s.clock.charge(allowance)
+            why = (
+                f"no answer to decision {decision.number} within "
+                f"{allowance.total_seconds():.3f}s; the default action was played"
+            )
+            self._strike(seat, decision.number, bot_pb2.PROBLEM_KIND_TIMEOUT, why)
+            return space.default(), allowance.total_seconds(), why
+        s.clock.charge(timedelta(seconds=taken))
+        metrics.DECISION_ROUND_TRIP.labels(self.game).observe(taken)
+        try:
+            action = self._parse_answer(seat, decision.number, answered, listing)
+            self.rules.check_answer(self.state, seat, decision.number, action)
+        except EngineError as exc:
+            kind = next(
+                (k for t, k in PROBLEM_OF.items() if isinstance(exc, t)),
+                bot_pb2.PROBLEM_KIND_ILLEGAL_ACTION,
+            )
+            metrics.BAD_ANSWERS.labels(self.game, bot_pb2.ProblemKind.Name(kind)[13:].lower()).inc()
+            why = f"{exc}; the default action was played"
+            self._strike(seat, decision.number, kind, why)
+            return space.default(), taken, why
+        return action, taken, None
+
+    async def _await_answer(self, pending: Pending) -> bot_pb2.Action | None:
+        while not pending.answer.done():
+            deadline = pending.deadline
+            away_until = self.hub.reconnect_deadline(pending.bot_id)
+            if away_until is not None:
+                deadline = max(deadline, away_until)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            pending.changed.clear()
+            changed = asyncio.ensure_future(pending.changed.wait())
+            try:
+                await asyncio.wait(
+                    {pending.answer, changed},
+                    timeout=remaining,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+            finally:
+                changed.cancel()
+        return pending.answer.result()
+
+    def _parse_answer(
+        self, seat: int, number: int, answer: bot_pb2.Action, listing: list[Any]
+    ) -> Any:
+        if answer.decision != number:
+            raise StaleDecision(
+                f"answer names decision {answer.decision}, but decision {number} is open",
+                seat=seat,
+                decision=number,
+            )
+        choice = answer.WhichOneof("choice")
+        if choice == "index":
+            if not 0 <= answer.index < len(listing):
+                raise InvalidAction(
+                    f"index {answer.index} is out of range: {len(listing)} legal actions listed",
+                    seat=seat,
+                )
+            return listing[answer.index]
+        if choice == "typed":
+            try:
+                game, dumped = wire.action_json(answer.typed)
+            except wire.WireError as exc:
+                raise InvalidAction(str(exc), seat=seat) from None
+            if game != self.game:
+                raise InvalidAction(f"a {game} action in a {self.game} match", seat=seat)
+            return self.rules.parse_action(seat, dumped)
+        if choice == "json":
+            return self.rules.parse_wire(seat, answer.json)
+        raise InvalidAction("the action sets none of index, typed and json", seat=seat)
+
+    def _strike(self, seat: int, number: int, kind: int, message: str) -> None:
+        s = self.seats[seat]
+        s.strikes += 1
+        metrics.STRIKES.labels(self.game).inc()
+        limit = self.clock.max_strikes
+        log.info(
+            "match %s seat %s (%s) strike %s: %s",
+            self.match_id,
+            seat,
+            s.bot_name,
+            s.strikes,
+            message,
+        )
+        self.hub.send(
+            s.bot_id,
+            requests.problem(
+                self.match_id,
+                number,
+                kind,
+                message,
+                strike=True,
+                strikes=s.strikes,
+                max_strikes=limit,
+            ),
+        )
+        if limit and s.strikes >= limit and not s.forfeited:
+            s.forfeited = True
+            metrics.FORFEITS.labels(self.game).inc()
+            self.hub.send(
+                s.bot_id,
+                requests.problem(
+                    self.match_id,
+                    number,
+                    bot_pb2.PROBLEM_KIND_FORFEIT,
+                    f"{s.strikes} strikes: seat {seat} forfeits and is ranked last; "
+                    "the others finish the match",
+                    strikes=s.strikes,
+                    max_strikes=limit,
+                ),
+            )
+
+    # -- answers from the bot stream ---------------------------------------------------------------
+    def deliver(self, bot_id: int, action: bot_pb2.Action) -> bot_pb2.ArenaMessage | None:
+        """Route an answer to the seat that owes it; return a Problem if it cannot be routed."""
+        held = self.seats_of(bot_id)
+        if action.HasField("seat") and action.seat not in held:
+            return requests.problem(
+                self.match_id,
+                action.decision,
+                bot_pb2.PROBLEM_KIND_NOT_YOUR_DECISION,
+                f"seat {action.seat} of match {self.match_id} is not yours (you hold {held})",
+            )
+        seats = [action.seat] if action.HasField("seat") else held
+        if any(action.decision in self._closed.get(s, ()) for s in seats):
+            # A late answer to a decision already defaulted: the timeout was the strike.
+            return requests.problem(
+                self.match_id,
+                action.decision,
+                bot_pb2.PROBLEM_KIND_STALE_DECISION,
+                f"decision {action.decision} of match {self.match_id} is already closed; "
+                "the answer was ignored",
+            )
+        owed = [p for p in (self.hub.owed(self.match_id, s) for s in seats) if p is not None]
+        if not owed:
+            return requests.problem(
+                self.match_id,
+                action.decision,
+                bot_pb2.PROBLEM_KIND_STALE_DECISION,
+                f"no decision of yours is open in match {self.match_id} "
+                f"(answer named decision {action.decision}); it was ignored",
+            )
+        target = next((p for p in owed if p.decision == action.decision), owed[0])
+        if not target.answer.done():
+            target.answer.set_result(action)
+        return None
+
+    def resign(self, bot_id: int, reason: str) -> None:
+        """Every seat of `bot_id` gives up: ranked last, defaults from now on."""
+        for seat in self.seats_of(bot_id):
+            s = self.seats[seat]
+            s.resigned = s.forfeited = True
+            log.info("match %s seat %s resigned: %s", self.match_id, seat, reason or "no reason")
+            pending = self.hub.owed(self.match_id, seat)
+            if pending is not None and not pending.answer.done():
+                pending.answer.set_result(bot_pb2.Action())
+
+    def resume_messages(self, bot_id: int) -> list[bot_pb2.ArenaMessage]:
+        """What a reconnecting bot gets: its MatchStarts and the requests it still owes."""
+        out = [self.start_message(seat) for seat in self.seats_of(bot_id)]
+        for seat in self.seats_of(bot_id):
+            pending = self.hub.owed(self.match_id, seat)
+            if pending is not None:
+                fresh = time.monotonic() + self.clock.per_decision.total_seconds()
+                pending.deadline = max(pending.deadline, fresh + self.clock.grace.total_seconds())
+                out.append(bot_pb2.ArenaMessage(decision=pending.request))
+        return out
+
+    # -- the end ---------------------------------------------------------------------------------
+    def final_outcome(self) -> Outcome:
+        """The rules' outcome, with forfeited seats moved below every other seat."""
+        outcome = self.rules.outcome(self.state)
+        assert outcome is not None
+        forfeited = {i for i, s in enumerate(self.seats) if s.forfeited}
+        if not forfeited:
+            return outcome
+        keys = [
+            (0.0 if i in forfeited else 1.0, -float(outcome.ranks[i]))
+            for i in range(len(self.seats))
+        ]
+        adjusted = Outcome.from_keys(keys, outcome.scores, Termination.FORFEIT)
+        return adjusted
+
+    async def _finish(self) -> Outcome:
+        outcome = self.final_outcome()
+        self.outcome = outcome
+        results = [
+            SeatResult(
+                rank=outcome.ranks[i],
+                score=outcome.scores[i],
+                strikes=s.strikes,
+                forfeited=s.forfeited,
+                time_used=s.clock.used,
+            )
+            for i, s in enumerate(self.seats)
+        ]
+        await self._with_db_retry(
+            "finish_match", self.store.finish_match, self.match_id, outcome.termination, results
+        )
+        metrics.MATCHES_FINISHED.labels(self.game, outcome.termination.value).inc()
+        end = self.end_message(outcome)
+        for seat, s in enumerate(self.seats):
+            message = bot_pb2.ArenaMessage()
+            message.match_end.CopyFrom(end)
+            message.match_end.seat = seat
+            self.hub.send(s.bot_id, message)
+        for callback in self.on_finish:
+            result = callback(self)
+            if asyncio.iscoroutine(result):
+                await result
+        return outcome
+
+    def end_message(self, outcome: Outcome) -> bot_pb2.MatchEnd:
+        """The MatchEnd every seat receives (its own seat is filled in per bot)."""
+        return bot_pb2.MatchEnd(
+            match_id=self.match_id,
+            termination=requests.TERMINATIONS[outcome.termination.value],  # type: ignore[arg-type]
+            results=[
+                common_pb2.SeatResult(
+                    seat=i,
+                    bot=s.bot_name,
+                    rank=outcome.ranks[i],
+                    score=outcome.scores[i],
+                    strikes=s.strikes,
+                    forfeited=s.forfeited,
+                )
+                for i, s in enumerate(self.seats)
+            ],
+        )
+
+    # -- spectators and storage ------------------------------------------------------------------
+    def _public_view(self) -> Any:
+        return self.rules.dump_observation(self.rules.observe(self.state, None))
+
+    def _publish(self, step: PublicStep) -> None:
+        self.steps.append(step)
+        for queue in self.watchers:
+            queue.put_nowait(step)
+
+    async def _with_db_retry(self, operation: str, call: Callable[..., Any], *args: Any) -> None:
+        """Retry a storage call until it succeeds: the match pauses rather than lose a step."""
+        delay = 0.05
+        while True:
+            try:
+                await call(*args)
+                return
+            except StorageError as exc:  # the database is down or refusing: wait and retry
+                metrics.DB_ERRORS.labels(operation).inc()
+                log.error(
+                    "match %s: %s failed (%s); retrying in %.2fs",
+                    self.match_id,
+                    operation,
+                    exc,
+                    delay,
+                )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, DB_RETRY_MAX)

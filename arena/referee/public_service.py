@@ -1,0 +1,297 @@
+"""ArenaService: register bots, list games, create, inspect, watch and replay matches."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import time
+from collections.abc import AsyncIterator
+from typing import Any, NoReturn
+
+import grpc
+from google.protobuf import json_format
+
+import engines
+from arena import metrics, wire
+from arena.auth import bearer, new_token, same_token, token_hash
+from arena.referee import requests
+from arena.referee.app import Referee
+from arena.referee.match import PublicStep
+from arena.storage.errors import Conflict, StorageError, Unavailable
+from arena.storage.rows import MatchStatus
+from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+from engines import EngineError, OptionsError, UnknownGame
+from engines.replay import steps
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+STATUSES = {
+    "pending": common_pb2.MATCH_STATUS_PENDING,
+    "running": common_pb2.MATCH_STATUS_RUNNING,
+    "finished": common_pb2.MATCH_STATUS_FINISHED,
+    "aborted": common_pb2.MATCH_STATUS_ABORTED,
+}
+STATUS_NAMES = {v: k for k, v in STATUSES.items()}
+Context = grpc.aio.ServicerContext[Any, Any]
+
+
+async def _fail(context: Context, method: str, code: grpc.StatusCode, message: str) -> NoReturn:
+    metrics.RPC_ERRORS.labels(method, code.name).inc()
+    await context.abort(code, message)
+    raise AssertionError("abort returned")  # pragma: no cover
+
+
+class PublicService(arena_pb2_grpc.ArenaServiceServicer):
+    """The public and admin API."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+        self.db = referee.db
+
+    async def _admin(self, context: Context, method: str) -> None:
+        token = bearer(tuple(context.invocation_metadata() or ()))  # type: ignore[arg-type]
+        if token is None:
+            await _fail(
+                context,
+                method,
+                grpc.StatusCode.UNAUTHENTICATED,
+                "this call needs `authorization: Bearer <admin token>` metadata",
+            )
+        if not same_token(token or "", self.referee.admin_token):
+            await _fail(context, method, grpc.StatusCode.PERMISSION_DENIED, "wrong admin token")
+
+    async def RegisterBot(
+        self, request: arena_pb2.RegisterBotRequest, context: Context
+    ) -> arena_pb2.RegisterBotResponse:
+        if not NAME_PATTERN.match(request.name):
+            await _fail(
+                context,
+                "RegisterBot",
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "a bot name is 1-64 letters, digits, '.', '_' or '-'",
+            )
+        token = new_token()
+        try:
+            bot_id = await self.db.create_bot(request.name, token_hash(token))
+        except Conflict:
+            await _fail(
+                context,
+                "RegisterBot",
+                grpc.StatusCode.ALREADY_EXISTS,
+                f"a bot named {request.name!r} already exists",
+            )
+        except Unavailable as exc:
+            await _fail(context, "RegisterBot", grpc.StatusCode.UNAVAILABLE, str(exc))
+        return arena_pb2.RegisterBotResponse(bot_id=bot_id, name=request.name, token=token)
+
+    async def ListGames(
+        self, request: arena_pb2.ListGamesRequest, context: Context
+    ) -> arena_pb2.ListGamesResponse:
+        games = []
+        for name in engines.names():
+            rules = engines.get(name)
+            games.append(
+                arena_pb2.Game(
+                    name=name,
+                    title=rules.title,
+                    rules_version=rules.version,
+                    seat_counts=list(rules.seat_counts),
+                    options=[
+                        arena_pb2.GameOption(
+                            name=o.name,
+                            type=o.type.__name__,
+                            default_json=json.dumps(o.default),
+                            description=o.description,
+                        )
+                        for o in rules.options_schema
+                    ],
+                )
+            )
+        return arena_pb2.ListGamesResponse(games=games)
+
+    async def CreateMatch(
+        self, request: arena_pb2.CreateMatchRequest, context: Context
+    ) -> arena_pb2.Match:
+        await self._admin(context, "CreateMatch")
+        code, message = grpc.StatusCode.INVALID_ARGUMENT, ""
+        try:
+            clock = self.referee.config.default_clock.merged(
+                request.clock if request.HasField("clock") else None
+            )
+            options = json_format.MessageToDict(request.options)
+            options = {
+                k: int(v) if isinstance(v, float) and v.is_integer() else v
+                for k, v in options.items()
+            }
+            timeout = (
+                request.connect_timeout.ToTimedelta().total_seconds()
+                if request.HasField("connect_timeout")
+                else None
+            )
+            match_id = await self.referee.create_match(
+                request.game, list(request.bots), options, clock, request.seed, timeout
+            )
+            return await self._match(match_id, context, "CreateMatch")
+        except UnknownGame as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc)
+        except LookupError as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc.args[0])
+        except (OptionsError, EngineError, ValueError) as exc:
+            message = str(exc)
+        except StorageError as exc:
+            code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
+        await _fail(context, "CreateMatch", code, message)
+
+    async def _match(self, match_id: int, context: Context, method: str) -> arena_pb2.Match:
+        try:
+            row = await self.db.match(match_id)
+        except StorageError as exc:
+            await _fail(context, method, grpc.StatusCode.UNAVAILABLE, str(exc))
+        if row is None:
+            await _fail(context, method, grpc.StatusCode.NOT_FOUND, f"no match {match_id}")
+        return self.match_message(row)
+
+    def match_message(self, row: Any) -> arena_pb2.Match:
+        """The wire form of a stored match, with live progress if it runs here."""
+        runner = self.referee.runners.get(row.id)
+        out = arena_pb2.Match(
+            match_id=row.id,
+            game=row.game,
+            status=STATUSES.get(row.status.value, common_pb2.MATCH_STATUS_UNSPECIFIED),  # type: ignore[arg-type]
+            termination=requests.TERMINATIONS.get(row.termination or "", 0),  # type: ignore[arg-type]
+            decisions=len(runner.moves) if runner else 0,
+            tournament_id=row.tournament_id or 0,
+            options=requests.struct_of(dict(row.options)),
+        )
+        out.created_at.FromDatetime(row.created_at)
+        if row.finished_at is not None:
+            out.finished_at.FromDatetime(row.finished_at)
+        for seat in row.seating:
+            out.seats.append(
+                common_pb2.SeatResult(
+                    seat=seat.seat,
+                    bot=seat.bot_name,
+                    rank=seat.rank or 0,
+                    score=seat.score or 0.0,
+                    strikes=seat.strikes,
+                    forfeited=seat.forfeited,
+                )
+            )
+        return out
+
+    async def GetMatch(
+        self, request: arena_pb2.GetMatchRequest, context: Context
+    ) -> arena_pb2.Match:
+        return await self._match(request.match_id, context, "GetMatch")
+
+    async def ListMatches(
+        self, request: arena_pb2.ListMatchesRequest, context: Context
+    ) -> arena_pb2.ListMatchesResponse:
+        limit = request.limit or 50
+        if not 0 < limit <= 500:
+            await _fail(
+                context,
+                "ListMatches",
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "limit must be between 1 and 500",
+            )
+        try:
+            bot_id = None
+            if request.bot:
+                bot = await self.db.bot_by_name(request.bot)
+                if bot is None:
+                    await _fail(
+                        context,
+                        "ListMatches",
+                        grpc.StatusCode.NOT_FOUND,
+                        f"unknown bot {request.bot!r}",
+                    )
+                bot_id = bot.id
+            rows = await self.db.list_matches(
+                status=MatchStatus(STATUS_NAMES[request.status]) if request.status else None,
+                game=request.game or None,
+                bot_id=bot_id,
+                limit=limit,
+            )
+        except StorageError as exc:
+            await _fail(context, "ListMatches", grpc.StatusCode.UNAVAILABLE, str(exc))
+        return arena_pb2.ListMatchesResponse(matches=[self.match_message(r) for r in rows])
+
+    async def WatchMatch(
+        self, request: arena_pb2.WatchMatchRequest, context: Context
+    ) -> AsyncIterator[arena_pb2.MatchEvent]:
+        delay = request.delay.ToTimedelta().total_seconds() if request.HasField("delay") else 0.0
+        runner = self.referee.runners.get(request.match_id)
+        if runner is None:
+            async for event in self._watch_stored(request.match_id, context):
+                yield event
+            return
+        queue: asyncio.Queue[PublicStep | None] = asyncio.Queue()
+        for step in runner.steps:
+            queue.put_nowait(step)
+        runner.watchers.append(queue)
+        try:
+            while (step := await queue.get()) is not None:
+                wait = step.at + delay - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                yield self._event(
+                    runner.match_id, runner.game, step.decision, step.label, step.view
+                )
+        finally:
+            runner.watchers.remove(queue)
+        final = await self._match(request.match_id, context, "WatchMatch")
+        yield arena_pb2.MatchEvent(
+            match_id=request.match_id, decision=len(runner.moves) - 1, label="end", final=final
+        )
+
+    async def _watch_stored(
+        self, match_id: int, context: Context
+    ) -> AsyncIterator[arena_pb2.MatchEvent]:
+        final = await self._match(match_id, context, "WatchMatch")
+        record = await self.db.record(match_id)
+        rules = engines.get(record.game)
+        last = None
+        for step in steps(rules, record):
+            view = rules.dump_observation(rules.observe(step.after, None))
+            last = step.decision.number
+            yield self._event(match_id, rules.name, step.decision.number, step.decision.label, view)
+        yield arena_pb2.MatchEvent(
+            match_id=match_id, decision=last if last is not None else -1, label="end", final=final
+        )
+
+    def _event(
+        self, match_id: int, game: str, number: int, label: str, view: Any
+    ) -> arena_pb2.MatchEvent:
+        event = arena_pb2.MatchEvent(
+            match_id=match_id, decision=number, label=label, view_json=wire.compact(view)
+        )
+        with contextlib.suppress(wire.WireError):  # the JSON form is always there
+            event.view.CopyFrom(wire.view_message(game, view))
+        return event
+
+    async def GetReplay(
+        self, request: arena_pb2.GetReplayRequest, context: Context
+    ) -> arena_pb2.Replay:
+        match = await self._match(request.match_id, context, "GetReplay")
+        try:
+            record = await self.db.record(request.match_id)
+        except StorageError as exc:
+            await _fail(context, "GetReplay", grpc.StatusCode.UNAVAILABLE, str(exc))
+        return arena_pb2.Replay(
+            match_id=request.match_id, record_json=json.dumps(record.to_json()), match=match
+        )
+
+    async def ListBots(
+        self, request: arena_pb2.ListBotsRequest, context: Context
+    ) -> arena_pb2.ListBotsResponse:
+        out = arena_pb2.ListBotsResponse()
+        for session in self.referee.hub.sessions():
+            entry = out.bots.add(
+                bot_id=session.bot_id,
+                name=session.bot_name,
+                active_matches=len(self.referee.matches_of(session.bot_id)),
+            )
+            entry.connected_at.FromSeconds(int(session.connected_at))
+        return out

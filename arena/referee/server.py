@@ -1,0 +1,82 @@
+"""Assemble and run the referee's gRPC server: bot and public services, health, reflection."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from dataclasses import dataclass
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from arena.referee.app import Referee
+from arena.referee.bot_service import BotService
+from arena.referee.public_service import PublicService
+from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAMES = (
+    bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
+    arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name,
+)
+KEEPALIVE_OPTIONS = [
+    ("grpc.keepalive_time_ms", 20_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+]
+
+
+@dataclass
+class RunningServer:
+    """A started server and what tests need to reach it."""
+
+    server: grpc.aio.Server
+    port: int
+    referee: Referee
+    health: health.aio.HealthServicer
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    async def stop(self, grace: float = 1.0) -> None:
+        """Stop accepting calls, end the matches' tasks and close the streams."""
+        for name in (*SERVICE_NAMES, ""):
+            await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.referee.shutdown()
+        await self.server.stop(grace)
+
+
+async def create_server(referee: Referee, address: str = "[::]:50051") -> RunningServer:
+    """Build and start the server on `address` (port 0 picks a free port)."""
+    server = grpc.aio.server(options=KEEPALIVE_OPTIONS)
+    bot_pb2_grpc.add_BotServiceServicer_to_server(BotService(referee), server)
+    arena_pb2_grpc.add_ArenaServiceServicer_to_server(PublicService(referee), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
+    await server.start()
+    for name in (*SERVICE_NAMES, ""):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return RunningServer(server=server, port=port, referee=referee, health=health_servicer)
+
+
+async def serve_until_signalled(running: RunningServer) -> None:
+    """Run until SIGINT or SIGTERM, then stop gracefully."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    log.info("referee listening on port %s", running.port)
+    await stop.wait()
+    log.info("referee stopping")
+    await running.stop()

@@ -1,0 +1,147 @@
+"""Bot sessions: one open stream per bot, its outbox, and the decisions it owes.
+
+A bot's stream may drop and come back; its matches keep running. Requests sent while it is away
+wait in `Pending` and are sent again on reconnect, and the clock gives it `reconnect_grace` to
+return before the decision times out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from arena import metrics
+from arena.v1 import bot_pb2
+
+
+@dataclass(eq=False)
+class Pending:
+    """A decision request a seat has not answered yet."""
+
+    match_id: int
+    seat: int
+    decision: int
+    bot_id: int
+    request: bot_pb2.DecisionRequest
+    deadline: float
+    """`time.monotonic()` after which the seat times out (grace included)."""
+    sent_at: float = 0.0
+    answer: asyncio.Future[bot_pb2.Action] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the deadline moves (a reconnect), so the waiter re-reads it."""
+
+
+class Session:
+    """One open bot stream."""
+
+    def __init__(self, bot_id: int, bot_name: str) -> None:
+        self.bot_id = bot_id
+        self.bot_name = bot_name
+        self.outbox: asyncio.Queue[bot_pb2.ArenaMessage | None] = asyncio.Queue()
+        self.connected_at = time.time()
+        self.closed = False
+
+    def send(self, message: bot_pb2.ArenaMessage) -> None:
+        """Queue a message for the bot; silently dropped once the stream is closed."""
+        if not self.closed:
+            self.outbox.put_nowait(message)
+
+    def close(self) -> None:
+        """End the stream's writer."""
+        if not self.closed:
+            self.closed = True
+            self.outbox.put_nowait(None)
+
+
+class Hub:
+    """Every bot's session and pending decisions, keyed by bot id."""
+
+    def __init__(self, reconnect_grace: float) -> None:
+        self.reconnect_grace = reconnect_grace
+        self._sessions: dict[int, Session] = {}
+        self._left_at: dict[int, float] = {}
+        self._pending: dict[tuple[int, int], Pending] = {}
+        """(match_id, seat) -> what that seat owes."""
+        self.on_connect: list[Callable[[Session], None]] = []
+
+    # -- sessions --------------------------------------------------------------------------------
+    def connect(self, bot_id: int, bot_name: str) -> Session:
+        """Register a new stream for a bot; an older stream of the same bot is closed."""
+        old = self._sessions.get(bot_id)
+        if old is not None:
+            old.close()
+        else:
+            metrics.CONNECTED_BOTS.inc()
+        session = Session(bot_id, bot_name)
+        self._sessions[bot_id] = session
+        self._left_at.pop(bot_id, None)
+        for pending in self._pending.values():
+            if pending.bot_id == bot_id:
+                # A fair window after coming back: at least one full per-decision limit.
+                pending.changed.set()
+        for callback in self.on_connect:
+            callback(session)
+        return session
+
+    def disconnect(self, session: Session) -> None:
+        """Forget a stream that ended; its bot's decisions wait out the reconnect grace."""
+        session.close()
+        if self._sessions.get(session.bot_id) is session:
+            del self._sessions[session.bot_id]
+            self._left_at[session.bot_id] = time.monotonic()
+            metrics.CONNECTED_BOTS.dec()
+            for pending in self._pending.values():
+                if pending.bot_id == session.bot_id:
+                    pending.changed.set()
+
+    def session(self, bot_id: int) -> Session | None:
+        """The bot's open stream, if any."""
+        return self._sessions.get(bot_id)
+
+    def sessions(self) -> list[Session]:
+        """Every open stream."""
+        return list(self._sessions.values())
+
+    def is_connected(self, bot_id: int) -> bool:
+        """Whether the bot has an open stream."""
+        return bot_id in self._sessions
+
+    def reconnect_deadline(self, bot_id: int) -> float | None:
+        """When a disconnected bot's grace runs out; None if it is connected."""
+        if bot_id in self._sessions:
+            return None
+        left = self._left_at.get(bot_id)
+        # A bot that never connected gets the grace from the first request on, like one that left.
+        return (left if left is not None else time.monotonic()) + self.reconnect_grace
+
+    def send(self, bot_id: int, message: bot_pb2.ArenaMessage) -> bool:
+        """Send to the bot if it is connected; return whether it was."""
+        session = self._sessions.get(bot_id)
+        if session is None:
+            return False
+        session.send(message)
+        return True
+
+    # -- pending decisions -----------------------------------------------------------------------
+    def owe(self, pending: Pending) -> None:
+        """Record that a seat owes an answer, and send the request if its bot is connected."""
+        self._pending[(pending.match_id, pending.seat)] = pending
+        pending.sent_at = time.monotonic()
+        self.send(pending.bot_id, bot_pb2.ArenaMessage(decision=pending.request))
+
+    def settle(self, pending: Pending) -> None:
+        """Forget a pending decision (answered, defaulted or timed out)."""
+        if self._pending.get((pending.match_id, pending.seat)) is pending:
+            del self._pending[(pending.match_id, pending.seat)]
+
+    def owed(self, match_id: int, seat: int) -> Pending | None:
+        """What the seat owes in that match, if anything."""
+        return self._pending.get((match_id, seat))
+
+    def owed_by(self, bot_id: int) -> list[Pending]:
+        """Every decision the bot owes."""
+        return [p for p in self._pending.values() if p.bot_id == bot_id]

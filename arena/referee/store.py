@@ -1,0 +1,24 @@
+"""What the referee needs from storage: a narrow seam so the runner's logic can be unit-tested."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from arena.storage.rows import DecisionRow, SeatResult
+from engines import Termination
+
+
+class MatchStore(Protocol):
+    """The storage calls a match runner makes (`arena.storage.Database` implements them)."""
+
+    async def start_match(self, match_id: int, host: str) -> None:
+        """Mark the match running on `host`."""
+
+    async def record_decision(self, decision: DecisionRow) -> None:
+        """Durably store one applied decision; returns once committed."""
+
+    async def finish_match(
+        self, match_id: int, termination: Termination, results: Sequence[SeatResult]
+    ) -> None:
+        """Store the outcome and mark the match finished."""

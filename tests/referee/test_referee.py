@@ -1,0 +1,381 @@
+"""The referee over real sockets and a real Postgres: full matches, misbehaving bots, replays."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from datetime import timedelta
+
+import grpc
+import pytest
+
+import engines
+from arena import wire
+from arena.clock import Clock
+from arena.sdk import Bot, BotRejected
+from arena.storage import Database
+from arena.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, common_pb2
+from engines.replay import steps
+from tests.referee.bots import RandomBot, ScriptedAnswerBot, SlowBot, json_action
+from tests.referee.harness import (
+    ADMIN_METADATA,
+    create_match,
+    playing,
+    register,
+    running_referee,
+    stub,
+    wait_finished,
+)
+
+pytestmark = pytest.mark.integration
+
+
+async def _tokens(address: str, names: list[str]) -> list[str]:
+    return [await register(address, name) for name in names]
+
+
+def test_full_hart_match_with_a_bot_in_a_subprocess(fresh_database_url: str) -> None:
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url) as server:
+            names = ["proc", "r1", "r2", "r3"]
+            tokens = await _tokens(server.address, names)
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "arena.cli",
+                    "bot",
+                    "run",
+                    "--strategy",
+                    "heuristic",
+                    "--token",
+                    tokens[0],
+                    "--address",
+                    server.address,
+                    "--seed",
+                    "5",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+            try:
+                bots = [RandomBot(seed=i) for i in range(3)]
+                async with playing(list(zip(bots, tokens[1:], strict=True)), server.address):
+                    await _connected(server.address, 4)
+                    match_id = await create_match(server.address, "hart", names, seed=11)
+                    match = await wait_finished(server.address, match_id)
+            finally:
+                process.terminate()
+                _, err = process.communicate(timeout=10)
+            assert match.status == common_pb2.MATCH_STATUS_FINISHED
+            assert match.termination == common_pb2.TERMINATION_COMPLETED
+            assert sorted(s.bot for s in match.seats) == sorted(names)
+            assert all(s.strikes == 0 for s in match.seats), err.decode()[-2000:]
+            assert {s.rank for s in match.seats} <= {1, 2, 3, 4}
+            for bot in bots:
+                assert bot.finished and bot.finished[0].match_id == match_id
+                assert not bot.problems
+            await _replay_matches(fresh_database_url, match_id, match)
+
+    asyncio.run(scenario())
+
+
+async def _connected(address: str, count: int) -> None:
+    channel, api = stub(address)
+    async with channel:
+        for _ in range(200):
+            if len((await api.ListBots(arena_pb2.ListBotsRequest())).bots) >= count:
+                return
+            await asyncio.sleep(0.05)
+    raise TimeoutError("bots did not connect")
+
+
+async def _replay_matches(url: str, match_id: int, match: arena_pb2.Match) -> None:
+    """The stored log replays through the engine to the live outcome."""
+    db = await Database.open(url)
+    try:
+        record = await db.record(match_id)
+    finally:
+        await db.close()
+    rules = engines.get(record.game)
+    final = engines.replay(rules, record)
+    outcome = rules.outcome(final)
+    assert outcome is not None
+    live = {s.seat: s for s in match.seats}
+    if not any(s.forfeited for s in match.seats):
+        assert list(outcome.ranks) == [live[i].rank for i in range(record.seats)]
+    assert list(outcome.scores) == [live[i].score for i in range(record.seats)]
+
+
+def test_stored_replay_through_the_cli(fresh_database_url: str) -> None:
+    async def scenario() -> int:
+        async with running_referee(fresh_database_url) as server:
+            names = ["c0", "c1", "c2"]
+            tokens = await _tokens(server.address, names)
+            bots = [RandomBot(seed=i) for i in range(3)]
+            async with playing(list(zip(bots, tokens, strict=True)), server.address):
+                match_id = await create_match(server.address, "hart", names, seed=3)
+                await wait_finished(server.address, match_id)
+        return match_id
+
+    match_id = asyncio.run(scenario())
+    env = {**os.environ, "ARENA_DATABASE_URL": fresh_database_url}
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "replay", str(match_id)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "the final state matches" in done.stdout
+
+
+def test_timeout_gives_a_strike_and_the_default_action(fresh_database_url: str) -> None:
+    clock = Clock(
+        per_decision=timedelta(seconds=1),
+        bank=timedelta(0),
+        grace=timedelta(milliseconds=50),
+        max_strikes=3,
+    )
+
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url, clock=clock) as server:
+            names = ["slow", "s1", "s2"]
+            tokens = await _tokens(server.address, names)
+            slow = SlowBot(slow_on={2}, sleep=1.6)
+            bots: list[Bot] = [slow, RandomBot(1), RandomBot(2)]
+            async with playing(list(zip(bots, tokens, strict=True)), server.address):
+                match_id = await create_match(server.address, "hart", names, seed=5)
+                match = await wait_finished(server.address, match_id)
+            seat = next(s for s in match.seats if s.bot == "slow")
+            assert seat.strikes == 1 and not seat.forfeited
+            kinds = [p.kind for p in slow.problems if p.strike]
+            assert kinds == [bot_pb2.PROBLEM_KIND_TIMEOUT]
+            assert "no answer to decision" in slow.problems[0].message
+            assert slow.problems[0].strikes == 1 and slow.problems[0].max_strikes == 3
+
+    asyncio.run(scenario())
+
+
+def test_bad_answers_strike_then_forfeit(fresh_database_url: str) -> None:
+    bad = [
+        bot_pb2.Action(index=999),
+        json_action("{not json"),
+        json_action({"type": "pack", "goods": ["statue"] * 5}),
+    ]
+
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url) as server:
+            names = ["bad", "b1", "b2", "b3"]
+            tokens = await _tokens(server.address, names)
+            liar = ScriptedAnswerBot(bad)
+            bots: list[Bot] = [liar, RandomBot(1), RandomBot(2), RandomBot(3)]
+            async with playing(list(zip(bots, tokens, strict=True)), server.address):
+                # The liar must be a trader at decision 0, so it is not seat 0's sheriff: check
+                # the Problems rather than assume the seat order.
+                match_id = await create_match(server.address, "hart", names, seed=2)
+                match = await wait_finished(server.address, match_id)
+            seat = next(s for s in match.seats if s.bot == "bad")
+            assert seat.forfeited and seat.strikes == 3
+            assert seat.rank == 4, "a forfeiting seat is ranked last"
+            assert match.termination == common_pb2.TERMINATION_FORFEIT
+            messages = [p.message for p in liar.problems]
+            kinds = [p.kind for p in liar.problems]
+            assert kinds[:3] == [
+                bot_pb2.PROBLEM_KIND_INVALID_ACTION,
+                bot_pb2.PROBLEM_KIND_INVALID_ACTION,
+                bot_pb2.PROBLEM_KIND_ILLEGAL_ACTION,
+            ], messages
+            assert "index 999 is out of range" in messages[0]
+            assert "not valid JSON" in messages[1]
+            assert "not legal" in messages[2]
+            assert kinds[3] == bot_pb2.PROBLEM_KIND_FORFEIT and "ranked last" in messages[3]
+            others = [s for s in match.seats if s.bot != "bad"]
+            assert sorted(s.rank for s in others)[0] == 1 and all(s.rank < 4 for s in others)
+
+    asyncio.run(scenario())
+
+
+def test_disconnect_and_reconnect_mid_match(fresh_database_url: str) -> None:
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url, reconnect_grace=5.0) as server:
+            names = ["flaky", "f1", "f2"]
+            tokens = await _tokens(server.address, names)
+            flaky = RandomBot(seed=9)
+            others = [RandomBot(1), RandomBot(2)]
+            async with playing(list(zip(others, tokens[1:], strict=True)), server.address):
+                first = asyncio.create_task(flaky.run_async(server.address, tokens[0]))
+                await _connected(server.address, 3)
+                match_id = await create_match(server.address, "hart", names, seed=8)
+                while len(flaky.requests) < 6:
+                    await asyncio.sleep(0.01)
+                flaky.stop()
+                await first
+                answered_before = len(flaky.requests)
+                await asyncio.sleep(0.5)
+                second = asyncio.create_task(flaky.run_async(server.address, tokens[0]))
+                match = await wait_finished(server.address, match_id)
+                flaky.stop()
+                await second
+            seat = next(s for s in match.seats if s.bot == "flaky")
+            assert seat.strikes == 0, [p.message for p in flaky.problems]
+            assert len(flaky.requests) > answered_before
+            assert flaky.finished and flaky.finished[-1].match_id == match_id
+
+    asyncio.run(scenario())
+
+
+def test_wrong_token_and_bad_calls_get_clear_status_errors(fresh_database_url: str) -> None:
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url) as server:
+            with pytest.raises(BotRejected, match="UNAUTHENTICATED: unknown bot token"):
+                await asyncio.wait_for(Bot().run_async(server.address, "wrong"), 10)
+            channel, api = stub(server.address)
+            async with channel:
+                bots = bot_pb2_grpc.BotServiceStub(channel)
+                call = bots.Play(iter([bot_pb2.BotMessage(heartbeat=bot_pb2.Heartbeat())]))
+                with pytest.raises(grpc.aio.AioRpcError) as info:
+                    async for _ in call:
+                        pass
+                assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+                await api.RegisterBot(arena_pb2.RegisterBotRequest(name="dup"))
+                await _expect(
+                    api.RegisterBot(arena_pb2.RegisterBotRequest(name="dup")),
+                    grpc.StatusCode.ALREADY_EXISTS,
+                    "already exists",
+                )
+                await _expect(
+                    api.RegisterBot(arena_pb2.RegisterBotRequest(name="bad name!")),
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "bot name",
+                )
+                request = arena_pb2.CreateMatchRequest(game="hart", bots=["dup", "x", "y"])
+                await _expect(api.CreateMatch(request), grpc.StatusCode.UNAUTHENTICATED, "admin")
+                await _expect(
+                    api.CreateMatch(request, metadata=(("authorization", "Bearer nope"),)),
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "wrong admin token",
+                )
+                await _expect(
+                    api.CreateMatch(request, metadata=ADMIN_METADATA),
+                    grpc.StatusCode.NOT_FOUND,
+                    "unknown bot 'x'",
+                )
+                chess = arena_pb2.CreateMatchRequest(game="chess", bots=["dup", "x", "y"])
+                await _expect(
+                    api.CreateMatch(chess, metadata=ADMIN_METADATA),
+                    grpc.StatusCode.NOT_FOUND,
+                    "unknown game 'chess'",
+                )
+                few = arena_pb2.CreateMatchRequest(game="hart", bots=["dup"])
+                await _expect(
+                    api.CreateMatch(few, metadata=ADMIN_METADATA),
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "not 1",
+                )
+                bad_option = arena_pb2.CreateMatchRequest(game="hart", bots=["dup", "x", "y"])
+                bad_option.options.update({"bogus": 1})
+                await _expect(
+                    api.CreateMatch(bad_option, metadata=ADMIN_METADATA),
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "no option",
+                )
+                await _expect(
+                    api.GetMatch(arena_pb2.GetMatchRequest(match_id=424242)),
+                    grpc.StatusCode.NOT_FOUND,
+                    "no match 424242",
+                )
+
+    asyncio.run(scenario())
+
+
+async def _expect(call: object, code: grpc.StatusCode, text: str) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await call  # type: ignore[misc]
+    assert info.value.code() == code
+    assert text in (info.value.details() or ""), info.value.details()
+
+
+def test_malformed_messages_do_not_disturb_the_match(fresh_database_url: str) -> None:
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url) as server:
+            names = ["m0", "m1", "m2"]
+            tokens = await _tokens(server.address, names)
+            bots = [RandomBot(seed=i) for i in range(3)]
+            async with playing(list(zip(bots, tokens, strict=True)), server.address):
+                match_id = await create_match(server.address, "hart", names, seed=4)
+                # A second stream of bot m0 sends junk: the old stream is replaced, the match
+                # goes on, and every junk message gets a Problem naming what was wrong.
+                channel, _ = stub(server.address)
+                async with channel:
+                    junk = [
+                        bot_pb2.BotMessage(hello=bot_pb2.Hello(token=tokens[0])),
+                        bot_pb2.BotMessage(),
+                        bot_pb2.BotMessage(hello=bot_pb2.Hello(token=tokens[0])),
+                        bot_pb2.BotMessage(
+                            action=bot_pb2.Action(match_id=999, decision=0, index=0)
+                        ),
+                    ]
+                    call = bot_pb2_grpc.BotServiceStub(channel).Play(iter(junk))
+                    problems = []
+                    async for message in call:
+                        if message.WhichOneof("kind") == "problem":
+                            problems.append(message.problem)
+                        if len(problems) == 3:
+                            call.cancel()
+                            break
+                    assert problems[0].kind == bot_pb2.PROBLEM_KIND_MALFORMED_MESSAGE
+                    assert "none of hello" in problems[0].message
+                    assert "only valid as the first message" in problems[1].message
+                    assert problems[2].kind == bot_pb2.PROBLEM_KIND_NOT_YOUR_DECISION
+                match = await wait_finished(server.address, match_id)
+            assert match.status == common_pb2.MATCH_STATUS_FINISHED
+
+    asyncio.run(scenario())
+
+
+def test_two_matches_share_one_bot_stream_and_nothing_leaks(fresh_database_url: str) -> None:
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url) as server:
+            names = ["w0", "w1", "w2"]
+            tokens = await _tokens(server.address, names)
+            bots = [RandomBot(seed=i) for i in range(3)]
+            async with playing(list(zip(bots, tokens, strict=True)), server.address):
+                first = await create_match(server.address, "hart", names, seed=21)
+                second = await create_match(server.address, "hart", names[::-1], seed=22)
+                for match_id in (first, second):
+                    await wait_finished(server.address, match_id)
+            for bot in bots:
+                assert {end.match_id for end in bot.finished} == {first, second}
+            db = await Database.open(fresh_database_url)
+            try:
+                for match_id in (first, second):
+                    _check_views(await db.record(match_id), match_id, bots)
+            finally:
+                await db.close()
+
+    asyncio.run(scenario())
+
+
+def _check_views(record: engines.Record, match_id: int, bots: list[RandomBot]) -> None:
+    """What each bot received is exactly its seat's view: nothing of any other seat's secrets."""
+    rules = engines.get(record.game)
+    expected = {}
+    for step in steps(rules, record):
+        for seat in step.decision.seats:
+            view = rules.dump_observation(rules.observe(step.before, seat))
+            expected[(step.decision.number, seat)] = view
+    received = 0
+    for bot in bots:
+        for request in bot.requests:
+            if request.match_id != match_id:
+                continue
+            received += 1
+            view = json.loads(request.view_json)
+            assert view == expected[(request.decision, request.seat)]
+            assert wire.normalized(wire.view_json(request.view)) == wire.normalized(view)
+    assert received == sum(len(m) for m in record.moves)
