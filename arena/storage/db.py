@@ -1,0 +1,440 @@
+"""The arena's Postgres: a connection pool, the group-committed action log, the referee queries."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any, LiteralString, TypeVar
+
+import psycopg
+import psycopg.errors
+from psycopg import AsyncConnection
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import BaseRowFactory, class_row, kwargs_row
+from psycopg.types.enum import EnumInfo, register_enum
+from psycopg.types.json import Jsonb
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+from arena.storage.errors import Conflict, NotFound, StorageError, Unavailable, translate
+from arena.storage.group_commit import DecisionWriter
+from arena.storage.migrate import migrate
+from arena.storage.rows import (
+    STATUS_ENUMS,
+    BotRow,
+    DecisionRow,
+    MatchRow,
+    MatchStatus,
+    SeatResult,
+    SeatRow,
+    TableKey,
+)
+from arena.storage.sql import query
+from engines.api import Json, Termination
+from engines.replay import Record
+
+T = TypeVar("T")
+
+TOKEN_HASH_BYTES = 32
+"""Bots are looked up by a SHA-256 digest of their token; the token itself is never stored."""
+
+_BIGINT = range(-(2**63), 2**63)
+
+
+def describe_url(url: str) -> str:
+    """`user@host:port/dbname` of a connection URL, without its password."""
+    try:
+        info = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "<unparsable database URL>"
+    host = info.get("host") or "localhost"
+    port = info.get("port") or "5432"
+    user = f"{info['user']}@" if info.get("user") else ""
+    return f"{user}{host}:{port}/{info.get('dbname', '')}"
+
+
+async def _configure(conn: AsyncConnection[Any]) -> None:
+    # Status columns load as the Python enums; before `migrate()` the types may not exist yet.
+    for name, enum in STATUS_ENUMS.items():
+        info = await EnumInfo.fetch(conn, name)
+        if info is not None:
+            register_enum(info, conn, enum, mapping={member: member.value for member in enum})
+
+
+class Database:
+    """Postgres through a pool of async connections; build it with `await Database.open(url)`."""
+
+    def __init__(self, pool: AsyncConnectionPool[AsyncConnection[Any]], url: str) -> None:
+        self._pool = pool
+        self._where = describe_url(url)
+        self.writer = DecisionWriter(self)
+        """The group-commit writer behind `record_decision`."""
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        min_size: int = 1,
+        max_size: int = 10,
+        *,
+        timeout: timedelta = timedelta(seconds=10),
+    ) -> Database:
+        """Connect a pool to `url` and start the decision writer; `Unavailable` if unreachable."""
+        seconds = timeout.total_seconds()
+        pool: AsyncConnectionPool[AsyncConnection[Any]] = AsyncConnectionPool(
+            url,
+            min_size=min_size,
+            max_size=max_size,
+            open=False,
+            kwargs={"autocommit": True},
+            configure=_configure,
+            check=AsyncConnectionPool.check_connection,
+            timeout=seconds,
+            name="arena",
+        )
+        try:
+            await pool.open(wait=True, timeout=seconds)
+        except PoolTimeout:
+            await pool.close()
+            reason = await _connect_error(url, timeout)
+            raise Unavailable(
+                f"cannot connect to Postgres at {describe_url(url)}: {reason}"
+            ) from None
+        database = cls(pool, url)
+        await database.writer.start()
+        return database
+
+    async def close(self) -> None:
+        """Flush the decision writer and close every connection."""
+        await self.writer.stop()
+        await self._pool.close()
+
+    async def __aenter__(self) -> Database:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @asynccontextmanager
+    async def _connection(self, what: str) -> AsyncIterator[AsyncConnection[Any]]:
+        """A pooled connection (autocommit) whose psycopg errors become `StorageError`s."""
+        try:
+            async with self._pool.connection() as conn:
+                yield conn
+        except StorageError:
+            raise
+        except psycopg.Error as exc:
+            error = translate(what, exc)
+            if isinstance(error, Unavailable):
+                error = Unavailable(f"{error} [{self._where}]")
+            raise error from exc
+
+    @asynccontextmanager
+    async def transaction(self, what: str) -> AsyncIterator[AsyncConnection[Any]]:
+        """A connection inside one transaction, committed on success; `what` names it in errors."""
+        async with self._connection(what) as conn, conn.transaction():
+            yield conn
+
+    async def _one(
+        self, what: str, sql: LiteralString, params: Mapping[str, Any], rows: BaseRowFactory[T]
+    ) -> T | None:
+        async with self._connection(what) as conn, conn.cursor(row_factory=rows) as cursor:
+            await cursor.execute(sql, params)
+            return await cursor.fetchone()
+
+    async def _all(
+        self, what: str, sql: LiteralString, params: Mapping[str, Any], rows: BaseRowFactory[T]
+    ) -> list[T]:
+        async with self._connection(what) as conn, conn.cursor(row_factory=rows) as cursor:
+            await cursor.execute(sql, params)
+            return await cursor.fetchall()
+
+    async def migrate(self) -> list[int]:
+        """Apply pending migrations (safe from several processes); return the versions applied."""
+        async with self._connection("migrate") as conn:
+            applied = await migrate(conn)
+        if applied:  # connections opened before the enum types existed must register them
+            await self._pool.drain()
+        return applied
+
+    # Bots
+
+    async def create_bot(self, name: str, token_hash: bytes) -> int:
+        """Register a bot by name and token digest; a taken name or token raises `Conflict`."""
+        if not name:
+            raise ValueError("a bot needs a name")
+        if not isinstance(token_hash, bytes) or len(token_hash) != TOKEN_HASH_BYTES:
+            raise ValueError("token_hash must be the 32-byte SHA-256 digest of the token")
+        what = f"create bot {name!r}"
+        try:
+            async with self._connection(what) as conn:
+                cursor = await conn.execute(
+                    query("create_bot"), {"name": name, "token_hash": token_hash}
+                )
+                row = await cursor.fetchone()
+        except Conflict as exc:
+            cause = exc.__cause__
+            if isinstance(cause, psycopg.Error) and cause.diag.constraint_name == "bots_name_key":
+                raise Conflict(f"{what}: a bot named {name!r} already exists") from cause
+            raise Conflict(f"{what}: this token is already registered to another bot") from cause
+        assert row is not None
+        return int(row[0])
+
+    async def bot_by_token_hash(self, token_hash: bytes) -> BotRow | None:
+        """The bot whose token has this SHA-256 digest, if any."""
+        return await self._one(
+            "find bot by token", query("bot_by_token_hash"), {"token_hash": token_hash}, _BOT
+        )
+
+    async def bot_by_name(self, name: str) -> BotRow | None:
+        """The bot called `name`, if any."""
+        return await self._one(f"find bot {name!r}", query("bot_by_name"), {"name": name}, _BOT)
+
+    async def list_bots(self) -> list[BotRow]:
+        """Every bot, by name."""
+        return await self._all("list bots", query("list_bots"), {}, _BOT)
+
+    # Matches
+
+    async def create_match(
+        self,
+        game: str,
+        rules_version: int,
+        options: Mapping[str, Json],
+        seats: int,
+        seed: int,
+        clock: Mapping[str, Json],
+        bot_ids: Sequence[int],
+        tournament: TableKey | None = None,
+        *,
+        rated: bool = False,
+    ) -> int:
+        """Create a pending match seating `bot_ids` in order; a tournament table gets one match.
+
+        Creating the match of a table that has one returns the existing id (so a retried task
+        is harmless), or raises `Conflict` if that match seats other bots.
+        """
+        if len(bot_ids) != seats:
+            raise ValueError(f"{seats} seats but {len(bot_ids)} bots: {list(bot_ids)}")
+        if seed not in _BIGINT:
+            raise ValueError(f"seed {seed} does not fit in a signed 64-bit integer")
+        table = tournament
+        what = f"create {game} match" + (f" at {table}" if table else "")
+        params = {
+            "game": game,
+            "rules_version": rules_version,
+            "options": Jsonb(dict(options)),
+            "seats": seats,
+            "seed": seed,
+            "clock": Jsonb(dict(clock)),
+            "tournament_id": table.tournament_id if table else None,
+            "round_no": table.round_no if table else None,
+            "table_no": table.table_no if table else None,
+            "rated": rated,
+        }
+        async with self._connection(what) as conn, conn.transaction():
+            cursor = await conn.execute(query("create_match"), params)
+            created = await cursor.fetchone()
+            if created is not None:
+                match_id = int(created[0])
+                await conn.execute(
+                    query("create_seats"), {"match_id": match_id, "bot_ids": list(bot_ids)}
+                )
+                return match_id
+            cursor = await conn.execute(query("match_at_table"), params)
+            existing = await cursor.fetchone()
+            assert existing is not None, "ON CONFLICT skipped the insert, so the row exists"
+            match_id = int(existing[0])
+            cursor = await conn.execute(query("seat_bot_ids"), {"match_id": match_id})
+            seated = await cursor.fetchone()
+            if seated is None or list(seated[0]) != list(bot_ids):
+                stored = None if seated is None else list(seated[0])
+                raise Conflict(f"{what}: match {match_id} is already there, seating {stored}")
+            return match_id
+
+    async def start_match(self, match_id: int, host: str) -> None:
+        """Mark a match running on `host` (again, when a new host resumes it)."""
+        what = f"start match {match_id} on {host!r}"
+        async with self._connection(what) as conn:
+            cursor = await conn.execute(query("start_match"), {"match_id": match_id, "host": host})
+            if await cursor.fetchone() is None:
+                raise await _status_error(conn, what, match_id)
+
+    async def record_decision(self, decision: DecisionRow) -> None:
+        """Log one decision; returns once it is committed (group commit, see `DecisionWriter`)."""
+        await self.writer.write(decision)
+
+    async def finish_match(
+        self, match_id: int, termination: Termination, results: Sequence[SeatResult]
+    ) -> None:
+        """Mark a running match finished with one result per seat, in seat order."""
+        what = f"finish match {match_id}"
+        params = {
+            "match_id": match_id,
+            "termination": termination.value,
+            "seats": list(range(len(results))),
+            "ranks": [r.rank for r in results],
+            "scores": [r.score for r in results],
+            "strikes": [r.strikes for r in results],
+            "forfeited": [r.forfeited for r in results],
+            "time_used": [r.time_used for r in results],
+        }
+        async with self._connection(what) as conn, conn.transaction():
+            cursor = await conn.execute(query("finish_match"), params)
+            row = await cursor.fetchone()
+            if row is None:
+                raise await _status_error(conn, what, match_id)
+            if row[0] != len(results):
+                raise ValueError(f"{what}: {row[0]} seats but {len(results)} results")
+            await conn.execute(query("record_results"), params)
+
+    async def abort_match(self, match_id: int, reason: str) -> None:
+        """Mark a pending or running match aborted, keeping `reason` as its termination."""
+        what = f"abort match {match_id}"
+        async with self._connection(what) as conn:
+            params = {"match_id": match_id, "reason": reason}
+            cursor = await conn.execute(query("abort_match"), params)
+            if await cursor.fetchone() is None:
+                raise await _status_error(conn, what, match_id)
+
+    async def match(self, match_id: int) -> MatchRow | None:
+        """A match with its seating, if it exists."""
+        what = f"read match {match_id}"
+        found = await self._one(what, query("match"), {"match_id": match_id}, _MATCH)
+        if found is None:
+            return None
+        return (await self._seated(what, [found]))[0]
+
+    async def list_matches(
+        self,
+        status: MatchStatus | None = None,
+        game: str | None = None,
+        bot_id: int | None = None,
+        limit: int = 50,
+    ) -> list[MatchRow]:
+        """The newest matches (with seating), optionally by status, game and bot."""
+        params = {
+            "status": None if status is None else status.value,
+            "game": game,
+            "bot_id": bot_id,
+            "limit": limit,
+        }
+        found = await self._all("list matches", query("list_matches"), params, _MATCH)
+        return await self._seated("list matches", found)
+
+    async def _seated(self, what: str, matches: list[MatchRow]) -> list[MatchRow]:
+        params = {"match_ids": [m.id for m in matches]}
+        seats = await self._all(what, query("seating"), params, _SEAT)
+        by_match: dict[int, list[SeatRow]] = {}
+        for seat in seats:
+            by_match.setdefault(seat.match_id, []).append(seat)
+        # MatchStatus(...) also covers a connection opened before another process migrated.
+        return [
+            replace(m, status=MatchStatus(m.status), seating=tuple(by_match.get(m.id, ())))
+            for m in matches
+        ]
+
+    async def decisions(self, match_id: int) -> list[DecisionRow]:
+        """The logged decisions of a match, by number."""
+        what = f"read decisions of match {match_id}"
+        return await self._all(what, query("decisions"), {"match_id": match_id}, _DECISION)
+
+    async def record(self, match_id: int) -> Record:
+        """The replayable record of a match: its setup and the joint actions logged so far."""
+        match = await self.match(match_id)
+        if match is None:
+            raise NotFound(f"record of match {match_id}: no such match")
+        moves = await self.decisions(match_id)
+        for index, move in enumerate(moves):
+            if move.number != index:
+                raise StorageError(f"record of match {match_id}: decision {index} is missing")
+        return Record(
+            game=match.game,
+            rules_version=match.rules_version,
+            options=dict(match.options),
+            seats=match.seats,
+            seed=match.seed,
+            moves=tuple(move.joint for move in moves),
+        )
+
+    # The sink of the decision writer
+
+    async def write_decisions(self, rows: Sequence[DecisionRow]) -> list[StorageError | None]:
+        """Insert `rows` in one transaction; per row, the error that refused it (or None).
+
+        When a row is refused (duplicate number, unknown match) the batch is retried row by row
+        under savepoints, so one bad row fails only its own writer. A row identical to one
+        already logged counts as written (a retry whose first commit was not acknowledged).
+        """
+        values = [_decision_params(row) for row in rows]
+        async with self._connection(f"write {len(rows)} decisions") as conn:
+            try:
+                async with (
+                    conn.transaction(),
+                    conn.cursor() as cursor,
+                    cursor.copy(query("copy_decisions")) as copy,
+                ):
+                    for params in values:
+                        await copy.write_row([params[column] for column in _DECISION_COLUMNS])
+                return [None] * len(rows)
+            except (psycopg.errors.IntegrityError, psycopg.errors.DataError):
+                pass
+            outcomes: list[StorageError | None] = []
+            async with conn.transaction():
+                for row, params in zip(rows, values, strict=True):
+                    outcomes.append(await _insert_decision(conn, row, params))
+            return outcomes
+
+
+_DECISION_COLUMNS = ("match_id", "number", "label", "joint", "elapsed", "strikes")
+_BOT = class_row(BotRow)
+_MATCH = class_row(MatchRow)
+_SEAT = class_row(SeatRow)
+_DECISION = kwargs_row(DecisionRow.from_db)
+
+
+def _decision_params(row: DecisionRow) -> dict[str, Any]:
+    params = row.to_db()
+    for column in ("joint", "elapsed", "strikes"):
+        params[column] = Jsonb(params[column])
+    return params
+
+
+async def _insert_decision(
+    conn: AsyncConnection[Any], row: DecisionRow, params: Mapping[str, Any]
+) -> StorageError | None:
+    what = f"record decision {row.number} of match {row.match_id}"
+    try:
+        async with conn.transaction():
+            await conn.execute(query("insert_decision"), params)
+        return None
+    except psycopg.errors.UniqueViolation as exc:
+        cursor = await conn.execute(query("decision"), params)
+        stored = await cursor.fetchone()
+        if stored is not None and (stored[2], stored[3]) == (params["label"], params["joint"].obj):
+            return None
+        return Conflict(f"{what}: a different decision {row.number} is already logged ({exc})")
+    except (psycopg.errors.IntegrityError, psycopg.errors.DataError) as exc:
+        return translate(what, exc)
+
+
+async def _status_error(conn: AsyncConnection[Any], what: str, match_id: int) -> StorageError:
+    cursor = await conn.execute(query("match_status"), {"match_id": match_id})
+    row = await cursor.fetchone()
+    if row is None:
+        return NotFound(f"{what}: no such match")
+    status = row[0].value if isinstance(row[0], MatchStatus) else row[0]
+    return Conflict(f"{what}: the match is {status}")
+
+
+async def _connect_error(url: str, timeout: timedelta) -> str:
+    try:
+        conn = await psycopg.AsyncConnection.connect(
+            url, connect_timeout=max(1, int(timeout.total_seconds()))
+        )
+    except psycopg.Error as exc:
+        text = str(exc).strip()
+        return text.splitlines()[0] if text else type(exc).__name__
+    await conn.close()
+    return f"no connection within {timeout.total_seconds():g} s"

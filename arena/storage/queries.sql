@@ -1,0 +1,133 @@
+-- Named queries of arena.storage. Each starts at a `-- name: query_name` line; the comment lines
+-- right after it describe it. Parameters are `%(name)s` placeholders, never interpolated.
+
+-- name: create_schema_migrations
+-- The bookkeeping table of `migrate()`; created before anything else, under the migration lock.
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version integer PRIMARY KEY,
+    applied_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- name: lock_migrations
+-- Serialises migrations between processes until the end of the transaction.
+SELECT pg_advisory_xact_lock(%(key)s);
+
+-- name: migrations_table_exists
+SELECT to_regclass('schema_migrations') IS NOT NULL;
+
+-- name: applied_migrations
+SELECT version FROM schema_migrations ORDER BY version;
+
+-- name: record_migration
+INSERT INTO schema_migrations (version) VALUES (%(version)s);
+
+-- name: create_bot
+INSERT INTO bots (name, token_hash) VALUES (%(name)s, %(token_hash)s) RETURNING id;
+
+-- name: bot_by_token_hash
+SELECT id, name, created_at FROM bots WHERE token_hash = %(token_hash)s;
+
+-- name: bot_by_name
+SELECT id, name, created_at FROM bots WHERE name = %(name)s;
+
+-- name: list_bots
+SELECT id, name, created_at FROM bots ORDER BY name;
+
+-- name: create_match
+-- Does nothing (returns no row) when the tournament table already has its match.
+INSERT INTO matches (
+    game, rules_version, options, seats, seed, clock, tournament_id, round_no, table_no, rated
+) VALUES (
+    %(game)s, %(rules_version)s, %(options)s, %(seats)s, %(seed)s, %(clock)s,
+    %(tournament_id)s, %(round_no)s, %(table_no)s, %(rated)s
+)
+ON CONFLICT (tournament_id, round_no, table_no) DO NOTHING
+RETURNING id;
+
+-- name: match_at_table
+SELECT id FROM matches
+WHERE tournament_id = %(tournament_id)s AND round_no = %(round_no)s AND table_no = %(table_no)s;
+
+-- name: create_seats
+-- One seat per bot, in seat order.
+INSERT INTO seats (match_id, seat, bot_id)
+SELECT %(match_id)s, t.ord - 1, t.bot_id
+FROM unnest(%(bot_ids)s::bigint[]) WITH ORDINALITY AS t (bot_id, ord);
+
+-- name: seat_bot_ids
+SELECT coalesce(array_agg(bot_id ORDER BY seat), '{}') AS bot_ids
+FROM seats WHERE match_id = %(match_id)s;
+
+-- name: start_match
+-- A running match may be started again: that is a new host resuming it.
+UPDATE matches
+SET status = 'running', host = %(host)s, started_at = coalesce(started_at, now())
+WHERE id = %(match_id)s AND status IN ('pending', 'running')
+RETURNING id;
+
+-- name: finish_match
+UPDATE matches
+SET status = 'finished', termination = %(termination)s, finished_at = now()
+WHERE id = %(match_id)s AND status = 'running'
+RETURNING seats;
+
+-- name: record_results
+-- Per-seat results, given as parallel arrays indexed by seat.
+UPDATE seats AS s
+SET rank = r.rank, score = r.score, strikes = r.strikes, forfeited = r.forfeited,
+    time_used = r.time_used
+FROM unnest(
+    %(seats)s::integer[], %(ranks)s::integer[], %(scores)s::double precision[],
+    %(strikes)s::integer[], %(forfeited)s::boolean[], %(time_used)s::interval[]
+) AS r (seat, rank, score, strikes, forfeited, time_used)
+WHERE s.match_id = %(match_id)s AND s.seat = r.seat;
+
+-- name: abort_match
+UPDATE matches
+SET status = 'aborted', termination = %(reason)s, finished_at = now()
+WHERE id = %(match_id)s AND status IN ('pending', 'running')
+RETURNING id;
+
+-- name: match_status
+SELECT status FROM matches WHERE id = %(match_id)s;
+
+-- name: match
+SELECT id, game, rules_version, options, seats, seed, clock, status, termination, host,
+       created_at, started_at, finished_at, tournament_id, round_no, table_no, rated
+FROM matches WHERE id = %(match_id)s;
+
+-- name: list_matches
+-- Newest first; a NULL filter matches everything.
+SELECT id, game, rules_version, options, seats, seed, clock, status, termination, host,
+       created_at, started_at, finished_at, tournament_id, round_no, table_no, rated
+FROM matches AS m
+WHERE (%(status)s::match_status IS NULL OR m.status = %(status)s::match_status)
+  AND (%(game)s::text IS NULL OR m.game = %(game)s::text)
+  AND (%(bot_id)s::bigint IS NULL
+       OR EXISTS (SELECT 1 FROM seats AS s WHERE s.match_id = m.id AND s.bot_id = %(bot_id)s))
+ORDER BY m.id DESC
+LIMIT %(limit)s;
+
+-- name: seating
+-- The seats of several matches, with their bots' names.
+SELECT s.match_id, s.seat, s.bot_id, b.name AS bot_name, s.rank, s.score, s.strikes,
+       s.forfeited, s.time_used
+FROM seats AS s JOIN bots AS b ON b.id = s.bot_id
+WHERE s.match_id = ANY(%(match_ids)s::bigint[])
+ORDER BY s.match_id, s.seat;
+
+-- name: copy_decisions
+-- The fast path of group commit: a whole batch in one COPY.
+COPY decisions (match_id, number, label, joint, elapsed, strikes) FROM STDIN;
+
+-- name: insert_decision
+INSERT INTO decisions (match_id, number, label, joint, elapsed, strikes)
+VALUES (%(match_id)s, %(number)s, %(label)s, %(joint)s, %(elapsed)s, %(strikes)s);
+
+-- name: decision
+SELECT match_id, number, label, joint, elapsed, strikes, created_at
+FROM decisions WHERE match_id = %(match_id)s AND number = %(number)s;
+
+-- name: decisions
+SELECT match_id, number, label, joint, elapsed, strikes, created_at
+FROM decisions WHERE match_id = %(match_id)s ORDER BY number;

@@ -1,0 +1,184 @@
+-- Named queries of tournaments, ratings and leaderboards (loaded with queries.sql).
+
+-- name: create_tournament
+INSERT INTO tournaments (name, game, options, table_size, rounds, clock, starts_at, seed)
+VALUES (%(name)s, %(game)s, %(options)s, %(table_size)s, %(rounds)s, %(clock)s, %(starts_at)s,
+        %(seed)s)
+RETURNING id;
+
+-- name: create_entries
+INSERT INTO entries (tournament_id, bot_id)
+SELECT %(tournament_id)s, unnest(%(bot_ids)s::bigint[]);
+
+-- name: create_standings
+INSERT INTO standings (tournament_id, bot_id)
+SELECT %(tournament_id)s, unnest(%(bot_ids)s::bigint[]);
+
+-- name: tournament
+SELECT id, name, game, options, table_size, rounds, clock, starts_at, status, seed,
+       current_round, created_at, finished_at
+FROM tournaments WHERE id = %(tournament_id)s;
+
+-- name: tournament_for_update
+SELECT id, name, game, options, table_size, rounds, clock, starts_at, status, seed,
+       current_round, created_at, finished_at
+FROM tournaments WHERE id = %(tournament_id)s FOR UPDATE;
+
+-- name: list_tournaments
+SELECT id, name, game, options, table_size, rounds, clock, starts_at, status, seed,
+       current_round, created_at, finished_at
+FROM tournaments
+WHERE (%(status)s::tournament_status IS NULL OR status = %(status)s::tournament_status)
+ORDER BY id DESC LIMIT %(limit)s;
+
+-- name: due_tournaments
+SELECT id FROM tournaments
+WHERE status = 'scheduled' AND starts_at <= now()
+ORDER BY starts_at, id;
+
+-- name: running_tournaments
+SELECT id FROM tournaments WHERE status = 'running' ORDER BY id;
+
+-- name: set_tournament_running
+UPDATE tournaments SET status = 'running'
+WHERE id = %(tournament_id)s AND status = 'scheduled'
+RETURNING id;
+
+-- name: set_current_round
+UPDATE tournaments SET current_round = %(round_no)s
+WHERE id = %(tournament_id)s AND current_round < %(round_no)s;
+
+-- name: finish_tournament
+UPDATE tournaments SET status = 'finished', finished_at = now()
+WHERE id = %(tournament_id)s AND status = 'running'
+RETURNING id;
+
+-- name: entry_bots
+SELECT e.bot_id, b.name FROM entries e JOIN bots b ON b.id = e.bot_id
+WHERE e.tournament_id = %(tournament_id)s ORDER BY e.bot_id;
+
+-- name: create_round
+INSERT INTO rounds (tournament_id, round_no, status)
+VALUES (%(tournament_id)s, %(round_no)s, 'playing')
+ON CONFLICT (tournament_id, round_no) DO NOTHING
+RETURNING round_no;
+
+-- name: round_for_update
+SELECT round_no, status, started_at, finished_at, dispatched_at
+FROM rounds WHERE tournament_id = %(tournament_id)s AND round_no = %(round_no)s FOR UPDATE;
+
+-- name: rounds
+SELECT round_no, status, started_at, finished_at, dispatched_at
+FROM rounds WHERE tournament_id = %(tournament_id)s ORDER BY round_no;
+
+-- name: mark_dispatched
+UPDATE rounds SET dispatched_at = now()
+WHERE tournament_id = %(tournament_id)s AND round_no = %(round_no)s;
+
+-- name: finish_round
+UPDATE rounds SET status = 'finished', finished_at = now()
+WHERE tournament_id = %(tournament_id)s AND round_no = %(round_no)s AND status <> 'finished'
+RETURNING round_no;
+
+-- name: create_table
+INSERT INTO tournament_tables (tournament_id, round_no, table_no, bot_ids)
+VALUES (%(tournament_id)s, %(round_no)s, %(table_no)s, %(bot_ids)s)
+ON CONFLICT DO NOTHING;
+
+-- name: create_bye
+INSERT INTO byes (tournament_id, round_no, bot_id)
+VALUES (%(tournament_id)s, %(round_no)s, %(bot_id)s)
+ON CONFLICT DO NOTHING;
+
+-- name: set_table_match
+UPDATE tournament_tables SET match_id = %(match_id)s
+WHERE tournament_id = %(tournament_id)s AND round_no = %(round_no)s
+  AND table_no = %(table_no)s AND match_id IS NULL;
+
+-- name: round_tables
+SELECT t.table_no, t.bot_ids, m.id AS match_id, m.status::text AS match_status,
+       coalesce(array_agg(s.rank ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}')
+           AS ranks
+FROM tournament_tables t
+LEFT JOIN matches m ON m.tournament_id = t.tournament_id AND m.round_no = t.round_no
+                   AND m.table_no = t.table_no
+LEFT JOIN seats s ON s.match_id = m.id
+WHERE t.tournament_id = %(tournament_id)s AND t.round_no = %(round_no)s
+GROUP BY t.table_no, t.bot_ids, m.id, m.status
+ORDER BY t.table_no;
+
+-- name: round_byes
+SELECT bot_id FROM byes
+WHERE tournament_id = %(tournament_id)s AND round_no = %(round_no)s ORDER BY bot_id;
+
+-- name: ratings_for_update
+SELECT bot_id, rating, games FROM ratings
+WHERE game = %(game)s AND bot_id = ANY(%(bot_ids)s::bigint[])
+ORDER BY bot_id FOR UPDATE;
+
+-- name: ratings_of
+SELECT bot_id, rating, games FROM ratings
+WHERE game = %(game)s AND bot_id = ANY(%(bot_ids)s::bigint[]);
+
+-- name: insert_rating_change
+INSERT INTO rating_changes (bot_id, game, match_id, tournament_id, round_no, before, after, delta)
+VALUES (%(bot_id)s, %(game)s, %(match_id)s, %(tournament_id)s, %(round_no)s, %(before)s,
+        %(after)s, %(delta)s)
+ON CONFLICT (bot_id, match_id) DO NOTHING
+RETURNING bot_id;
+
+-- name: upsert_rating
+INSERT INTO ratings (bot_id, game, rating, games, updated_at)
+VALUES (%(bot_id)s, %(game)s, %(rating)s, %(games)s, now())
+ON CONFLICT (bot_id, game)
+DO UPDATE SET rating = excluded.rating, games = excluded.games, updated_at = now();
+
+-- name: mark_rated
+UPDATE matches SET rated = true WHERE id = %(match_id)s AND NOT rated RETURNING id;
+
+-- name: match_for_rating
+SELECT id, game, status::text AS status, rated, tournament_id
+FROM matches WHERE id = %(match_id)s FOR UPDATE;
+
+-- name: match_ranks
+SELECT s.bot_id, s.rank FROM seats s WHERE s.match_id = %(match_id)s ORDER BY s.seat;
+
+-- name: upsert_standing
+INSERT INTO standings (tournament_id, bot_id, score, tiebreak, byes, short_tables, rounds_played)
+VALUES (%(tournament_id)s, %(bot_id)s, %(score)s, %(tiebreak)s, %(byes)s, %(short_tables)s,
+        %(rounds_played)s)
+ON CONFLICT (tournament_id, bot_id) DO UPDATE SET
+    score = excluded.score, tiebreak = excluded.tiebreak, byes = excluded.byes,
+    short_tables = excluded.short_tables, rounds_played = excluded.rounds_played;
+
+-- name: standings
+SELECT st.bot_id, b.name, st.score, st.tiebreak, st.byes, st.short_tables, st.rounds_played,
+       coalesce(r.rating, 1500.0) AS rating
+FROM standings st
+JOIN bots b ON b.id = st.bot_id
+JOIN tournaments t ON t.id = st.tournament_id
+LEFT JOIN ratings r ON r.bot_id = st.bot_id AND r.game = t.game
+WHERE st.tournament_id = %(tournament_id)s
+ORDER BY st.score DESC, st.tiebreak DESC, coalesce(r.rating, 1500.0) DESC, st.bot_id;
+
+-- name: leaderboard
+SELECT r.bot_id, b.name, r.rating, r.games
+FROM ratings r JOIN bots b ON b.id = r.bot_id
+WHERE r.game = %(game)s
+ORDER BY r.rating DESC, r.games DESC, b.name
+LIMIT %(limit)s;
+
+-- name: rated_matches_count
+SELECT count(*) AS rated, count(DISTINCT rc.match_id) AS changed
+FROM matches m LEFT JOIN rating_changes rc ON rc.match_id = m.id
+WHERE m.tournament_id = %(tournament_id)s AND m.rated;
+
+-- name: tournament_gauges
+SELECT status::text AS status, count(*) AS n FROM tournaments GROUP BY status;
+
+-- name: rounds_in_progress
+SELECT count(*) AS n,
+       coalesce(max(extract(epoch FROM now() - r.started_at)), 0) AS oldest,
+       coalesce(max(t.table_size * (t.clock ->> 'per_decision')::float * 400), 0) AS expected
+FROM rounds r JOIN tournaments t ON t.id = r.tournament_id
+WHERE r.status <> 'finished' AND t.status = 'running';

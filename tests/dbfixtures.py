@@ -1,0 +1,114 @@
+"""Throwaway Postgres databases for tests: pytest fixtures that any test folder can import.
+
+`ARENA_DATABASE_URL` (CI; `postgresql://postgres@127.0.0.1:5432/test` on a dev machine) names a
+server. Tests get their own `arena_test_<random>` databases, created through the server's
+`postgres` database and dropped (`WITH (FORCE)`) afterwards, so test runs never collide:
+`fresh_database_url` is an empty database per test, `migrated_database_url` one at the current
+schema shared by a test module, `database_factory` makes more for a module. Without the variable,
+one embedded Postgres is started for the session in a temporary folder (about 1-2 s) and removed
+at the end.
+
+Use them from a conftest.py:
+
+    from tests.dbfixtures import (  # noqa: F401
+        database_factory, fresh_database_url, migrated_database_url, postgres_server_url,
+    )
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+from arena.services import ENV_DATABASE_URL
+from arena.storage.embedded import EmbeddedPostgres
+from arena.storage.migrate import migrate
+
+
+def with_database(url: str, dbname: str) -> str:
+    """`url` pointing at database `dbname` instead (as a libpq conninfo string)."""
+    return make_conninfo(url, dbname=dbname)
+
+
+def create_database(server_url: str) -> str:
+    """Create an empty `arena_test_<random>` database on the server; return its URL."""
+    name = f"arena_test_{secrets.token_hex(6)}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    return with_database(server_url, name)
+
+
+def drop_database(server_url: str, url: str) -> None:
+    """Drop the database `url` points at, cutting its sessions."""
+    name = psycopg.conninfo.conninfo_to_dict(url)["dbname"]
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(str(name)))
+        )
+
+
+def migrate_database(url: str) -> None:
+    """Bring the database at `url` to the current schema."""
+
+    async def run() -> None:
+        async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+            await migrate(conn)
+
+    asyncio.run(run())
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url() -> Iterator[str]:
+    """The server's maintenance database: `ARENA_DATABASE_URL`'s server, or an embedded one."""
+    configured = os.environ.get(ENV_DATABASE_URL)
+    if configured:
+        yield with_database(configured, "postgres")
+        return
+    folder = Path(tempfile.mkdtemp(prefix="arena-test-pg-"))
+    folder.chmod(0o755)  # under root the server runs as `nobody`, which must enter the folder
+    server = EmbeddedPostgres(folder, database="postgres", fsync=False)
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def database_factory(postgres_server_url: str) -> Iterator[Callable[[], str]]:
+    """Makes empty throwaway databases (URL each), all dropped when the module ends."""
+    made: list[str] = []
+
+    def make() -> str:
+        made.append(create_database(postgres_server_url))
+        return made[-1]
+
+    yield make
+    for url in made:
+        drop_database(postgres_server_url, url)
+
+
+@pytest.fixture
+def fresh_database_url(postgres_server_url: str) -> Iterator[str]:
+    """An empty database for this test, dropped afterwards."""
+    url = create_database(postgres_server_url)
+    yield url
+    drop_database(postgres_server_url, url)
+
+
+@pytest.fixture(scope="module")
+def migrated_database_url(database_factory: Callable[[], str]) -> str:
+    """A database at the current schema for this test module."""
+    url = database_factory()
+    migrate_database(url)
+    return url

@@ -1,0 +1,1 @@
+"""Tests of arena.storage and arena.services against a real Postgres."""
