@@ -56,7 +56,7 @@ class Clock:
                 if value < timedelta(0):
                     raise ValueError(f"clock {name} must not be negative")
                 out = replace(out, **{name: value})
-        if wire.max_strikes:
+        if wire.HasField("max_strikes"):
             if wire.max_strikes < 0:
                 raise ValueError("clock max_strikes must not be negative")
             out = replace(out, max_strikes=wire.max_strikes)

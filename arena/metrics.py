@@ -47,3 +47,55 @@ MATCH_DURATION = Histogram(
 )
 DB_ERRORS = Counter("arena_db_errors_total", "Failed database operations", ["operation"])
 RPC_ERRORS = Counter("arena_rpc_errors_total", "Public API calls that failed", ["method", "code"])
+
+# -- tournaments and workers ------------------------------------------------------------------
+TASKS = Counter(
+    "arena_tasks_total", "Celery tasks that ended, by name and outcome", ["task", "outcome"]
+)
+PAIRING_SECONDS = Histogram(
+    "arena_pairing_seconds", "Time to pair one round", buckets=LATENCY_BUCKETS
+)
+RATING_UPDATE_SECONDS = Histogram(
+    "arena_rating_update_seconds",
+    "Time to rate one round or one ad-hoc match",
+    buckets=LATENCY_BUCKETS,
+)
+ROUND_DURATION = Histogram(
+    "arena_round_duration_seconds",
+    "Wall time of a tournament round",
+    ["game"],
+    buckets=MATCH_BUCKETS,
+)
+TOURNAMENTS = Gauge(
+    "arena_tournaments",
+    "Tournaments by status (read from Postgres)",
+    ["status"],
+    multiprocess_mode="max",
+)
+ROUNDS_IN_PROGRESS = Gauge(
+    "arena_rounds_in_progress",
+    "Tournament rounds being played (read from Postgres)",
+    multiprocess_mode="max",
+)
+OLDEST_ROUND_AGE = Gauge(
+    "arena_oldest_round_age_seconds",
+    "Age of the oldest round still being played (0 if none; read from Postgres)",
+    multiprocess_mode="max",
+)
+ROUND_EXPECTED = Gauge(
+    "arena_round_expected_seconds",
+    "How long a round of the longest-running tournament should take at most",
+    multiprocess_mode="max",
+)
+QUEUE_LENGTH = Gauge(
+    "arena_celery_queue_length",
+    "Messages waiting in a Celery queue (read from Redis)",
+    ["queue"],
+    multiprocess_mode="max",
+)
+TOP_RATING = Gauge(
+    "arena_bot_rating",
+    "Elo rating of the top bots per game (read from Postgres)",
+    ["game", "bot"],
+    multiprocess_mode="max",
+)

@@ -201,6 +201,9 @@ def replay_stored(source: str) -> int:
 
 def add_commands(sub: Any) -> None:
     """Add the service subcommands to the `arena` parser."""
+    from arena import tournament_cli
+
+    tournament_cli.add_commands(sub)
     serve = sub.add_parser("serve", help="run a referee (gRPC, health, reflection, metrics)")
     serve.add_argument("--port", type=int, default=50051)
     serve.add_argument("--metrics-port", type=int, default=9101, help="-1 to disable")

@@ -47,7 +47,16 @@ class Referee:
         self.hub = Hub(config.reconnect_grace)
         self.runners: dict[int, MatchRunner] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
-        self.on_finish: list[Callable[[MatchRunner], Any]] = []
+        self.on_finish: list[Callable[[MatchRunner], Any]] = [self._rate_adhoc]
+
+    async def _rate_adhoc(self, runner: MatchRunner) -> None:
+        """Ad-hoc matches are rated as they finish (tournament rounds are rated together)."""
+        from arena.tournaments import rate_match
+
+        try:
+            runner.rating_changes = await rate_match(self.db, runner.match_id)
+        except Exception:  # a rating failure must not lose the match; the match row stays unrated
+            log.exception("match %s could not be rated", runner.match_id)
 
     # -- bots ------------------------------------------------------------------------------------
     async def bot_for_token_hash(self, digest: bytes) -> tuple[int, str] | None:
@@ -131,6 +140,13 @@ class Referee:
         existing = await self.db.match(match_id)
         if existing is not None and existing.status.value in ("finished", "aborted"):
             return match_id
+        resume = None
+        if existing is not None:  # a retried table: play the stored match, not a new one
+            seed, resolved = existing.seed, dict(existing.options)
+        if existing is not None and existing.status.value == "running":
+            # Its host died: rebuild the match from its durable log and play on here.
+            resume = await self.db.record(match_id)
+            log.info("match %s resumes from decision %s", match_id, len(resume.moves))
         runner = MatchRunner(
             match_id=match_id,
             rules=rules,
@@ -144,6 +160,7 @@ class Referee:
             connect_timeout=(
                 self.config.connect_timeout if connect_timeout is None else connect_timeout
             ),
+            resume=resume,
         )
         runner.on_finish.extend(self.on_finish)
         self.runners[match_id] = runner

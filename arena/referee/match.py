@@ -29,7 +29,7 @@ from engines import (
     StaleDecision,
     Termination,
 )
-from engines.replay import start
+from engines.replay import Record, replay, start
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +79,7 @@ class MatchRunner:
         store: MatchStore,
         host: str,
         connect_timeout: float = 10.0,
+        resume: Record | None = None,
     ) -> None:
         self.match_id = match_id
         self.rules = rules
@@ -92,11 +93,17 @@ class MatchRunner:
         self.seats = [SeatState(b, n, SeatClock.start(clock)) for b, n in bots]
         self.state = start(rules, len(bots), options, seed)
         self.moves: list[dict[str, Any]] = []
+        if resume is not None:
+            self.state = replay(rules, resume)
+            self.moves = [{str(s): a for s, a in m.items()} for m in resume.moves]
         self.steps: list[PublicStep] = [PublicStep(-1, "setup", self._public_view())]
         self.watchers: list[asyncio.Queue[PublicStep | None]] = []
         self.outcome: Outcome | None = None
         self.done = asyncio.Event()
         self.on_finish: list[Callable[[MatchRunner], Any]] = []
+        """Run after the outcome is stored and before MatchEnd goes out (e.g. rating)."""
+        self.rating_changes: dict[int, float] = {}
+        """Bot id -> Elo change, when the match was rated as it finished."""
         self._listing: dict[int, list[Any]] = {}
         self._closed: dict[int, set[int]] = {}
         """Seat -> decisions it was asked and that are closed (answered, defaulted, timed out)."""
@@ -353,8 +360,14 @@ class MatchRunner:
                 f"(answer named decision {action.decision}); it was ignored",
             )
         target = next((p for p in owed if p.decision == action.decision), owed[0])
-        if not target.answer.done():
-            target.answer.set_result(action)
+        if target.answer.done():
+            return requests.problem(
+                self.match_id,
+                action.decision,
+                bot_pb2.PROBLEM_KIND_STALE_DECISION,
+                f"decision {target.decision} already has your answer; this one was ignored",
+            )
+        target.answer.set_result(action)
         return None
 
     def resign(self, bot_id: int, reason: str) -> None:
@@ -373,8 +386,11 @@ class MatchRunner:
         for seat in self.seats_of(bot_id):
             pending = self.hub.owed(self.match_id, seat)
             if pending is not None:
-                fresh = time.monotonic() + self.clock.per_decision.total_seconds()
-                pending.deadline = max(pending.deadline, fresh + self.clock.grace.total_seconds())
+                grace = self.clock.grace.total_seconds()
+                fresh = time.monotonic() + self.clock.per_decision.total_seconds() + grace
+                pending.deadline = max(pending.deadline, fresh)
+                left = timedelta(seconds=pending.deadline - grace - time.monotonic())
+                requests.refresh_deadline(pending.request, left)
                 out.append(bot_pb2.ArenaMessage(decision=pending.request))
         return out
 
@@ -410,16 +426,16 @@ class MatchRunner:
             "finish_match", self.store.finish_match, self.match_id, outcome.termination, results
         )
         metrics.MATCHES_FINISHED.labels(self.game, outcome.termination.value).inc()
+        for callback in self.on_finish:
+            result = callback(self)
+            if asyncio.iscoroutine(result):
+                await result
         end = self.end_message(outcome)
         for seat, s in enumerate(self.seats):
             message = bot_pb2.ArenaMessage()
             message.match_end.CopyFrom(end)
             message.match_end.seat = seat
             self.hub.send(s.bot_id, message)
-        for callback in self.on_finish:
-            result = callback(self)
-            if asyncio.iscoroutine(result):
-                await result
         return outcome
 
     def end_message(self, outcome: Outcome) -> bot_pb2.MatchEnd:
@@ -435,6 +451,7 @@ class MatchRunner:
                     score=outcome.scores[i],
                     strikes=s.strikes,
                     forfeited=s.forfeited,
+                    rating_change=self.rating_changes.get(s.bot_id, 0.0),
                 )
                 for i, s in enumerate(self.seats)
             ],

@@ -8,14 +8,16 @@ import json
 import re
 import time
 from collections.abc import AsyncIterator
+from datetime import UTC
 from typing import Any, NoReturn
 
 import grpc
 from google.protobuf import json_format
 
 import engines
-from arena import metrics, wire
+from arena import metrics, tournaments, wire
 from arena.auth import bearer, new_token, same_token, token_hash
+from arena.clock import Clock
 from arena.referee import requests
 from arena.referee.app import Referee
 from arena.referee.match import PublicStep
@@ -33,6 +35,13 @@ STATUSES = {
     "aborted": common_pb2.MATCH_STATUS_ABORTED,
 }
 STATUS_NAMES = {v: k for k, v in STATUSES.items()}
+TOURNAMENT_STATUSES = {
+    "scheduled": arena_pb2.TOURNAMENT_STATUS_SCHEDULED,
+    "running": arena_pb2.TOURNAMENT_STATUS_RUNNING,
+    "finished": arena_pb2.TOURNAMENT_STATUS_FINISHED,
+    "cancelled": arena_pb2.TOURNAMENT_STATUS_CANCELLED,
+}
+TOURNAMENT_STATUS_NAMES = {v: k for k, v in TOURNAMENT_STATUSES.items()}
 Context = grpc.aio.ServicerContext[Any, Any]
 
 
@@ -129,8 +138,17 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 if request.HasField("connect_timeout")
                 else None
             )
+            tournament = None
+            if request.tournament_id:
+                tournament = (request.tournament_id, request.round_no, request.table_no)
             match_id = await self.referee.create_match(
-                request.game, list(request.bots), options, clock, request.seed, timeout
+                request.game,
+                list(request.bots),
+                options,
+                clock,
+                request.seed,
+                timeout,
+                tournament,
             )
             return await self._match(match_id, context, "CreateMatch")
         except UnknownGame as exc:
@@ -295,3 +313,127 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
             )
             entry.connected_at.FromSeconds(int(session.connected_at))
         return out
+
+    # -- tournaments -----------------------------------------------------------------------------
+    async def CreateTournament(
+        self, request: arena_pb2.CreateTournamentRequest, context: Context
+    ) -> arena_pb2.Tournament:
+        await self._admin(context, "CreateTournament")
+        code, message = grpc.StatusCode.INVALID_ARGUMENT, ""
+        try:
+            clock = self.referee.config.default_clock.merged(
+                request.clock if request.HasField("clock") else None
+            )
+            options = json_format.MessageToDict(request.options)
+            options = {
+                k: int(v) if isinstance(v, float) and v.is_integer() else v
+                for k, v in options.items()
+            }
+            starts = (
+                request.starts_at.ToDatetime(tzinfo=UTC)
+                if request.HasField("starts_at")
+                else None
+            )
+            tournament_id = await tournaments.create_tournament(
+                self.db,
+                name=request.name,
+                game=request.game,
+                bot_names=list(request.bots),
+                table_size=request.table_size,
+                rounds=request.rounds,
+                clock=clock,
+                options=options,
+                starts_at=starts,
+                seed=request.seed,
+            )
+            return await self._tournament(tournament_id, context, "CreateTournament")
+        except UnknownGame as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc)
+        except LookupError as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc.args[0])
+        except (EngineError, ValueError) as exc:
+            message = str(exc)
+        except StorageError as exc:
+            code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
+        await _fail(context, "CreateTournament", code, message)
+
+    async def _tournament(
+        self, tournament_id: int, context: Context, method: str, with_standings: bool = True
+    ) -> arena_pb2.Tournament:
+        try:
+            info = await tournaments.tournament(self.db, tournament_id)
+            if info is None:
+                await _fail(
+                    context, method, grpc.StatusCode.NOT_FOUND, f"no tournament {tournament_id}"
+                )
+            assert info is not None
+            return await self.tournament_message(info, with_standings)
+        except StorageError as exc:
+            await _fail(context, method, grpc.StatusCode.UNAVAILABLE, str(exc))
+
+    async def tournament_message(
+        self, info: dict[str, Any], with_standings: bool
+    ) -> arena_pb2.Tournament:
+        """The wire form of a stored tournament."""
+        done, total = await tournaments.progress(self.db, info["id"])
+        out = arena_pb2.Tournament(
+            tournament_id=info["id"],
+            name=info["name"],
+            game=info["game"],
+            status=TOURNAMENT_STATUSES[info["status"].value],  # type: ignore[arg-type]
+            table_size=info["table_size"],
+            rounds=info["rounds"],
+            current_round=info["current_round"],
+            tables=total,
+            tables_finished=done,
+            clock=Clock.from_json(dict(info["clock"])).to_proto(),
+        )
+        out.starts_at.FromDatetime(info["starts_at"])
+        if with_standings:
+            for row in await tournaments.standings_of(self.db, info["id"]):
+                out.standings.add(
+                    position=row.position,
+                    bot=row.bot,
+                    score=row.score,
+                    tiebreak=row.tiebreak,
+                    rating=row.rating,
+                    byes=row.byes,
+                    rounds_played=row.rounds_played,
+                )
+        return out
+
+    async def ListTournaments(
+        self, request: arena_pb2.ListTournamentsRequest, context: Context
+    ) -> arena_pb2.ListTournamentsResponse:
+        status = TOURNAMENT_STATUS_NAMES.get(request.status)
+        try:
+            rows = await tournaments.list_tournaments(self.db, status, request.limit or 50)
+            return arena_pb2.ListTournamentsResponse(
+                tournaments=[await self.tournament_message(r, False) for r in rows]
+            )
+        except StorageError as exc:
+            await _fail(context, "ListTournaments", grpc.StatusCode.UNAVAILABLE, str(exc))
+
+    async def GetTournament(
+        self, request: arena_pb2.GetTournamentRequest, context: Context
+    ) -> arena_pb2.Tournament:
+        return await self._tournament(request.tournament_id, context, "GetTournament")
+
+    async def GetLeaderboard(
+        self, request: arena_pb2.GetLeaderboardRequest, context: Context
+    ) -> arena_pb2.Leaderboard:
+        if request.game not in engines.names():
+            await _fail(
+                context,
+                "GetLeaderboard",
+                grpc.StatusCode.NOT_FOUND,
+                f"unknown game {request.game!r}; known games: {', '.join(engines.names())}",
+            )
+        try:
+            rows = await tournaments.leaderboard(self.db, request.game, request.limit or 20)
+        except StorageError as exc:
+            await _fail(context, "GetLeaderboard", grpc.StatusCode.UNAVAILABLE, str(exc))
+        board = arena_pb2.Leaderboard(game=request.game)
+        for i, row in enumerate(rows, start=1):
+            board.entries.add(position=i, bot=row["name"], rating=row["rating"], games=row["games"])
+        return board

@@ -81,6 +81,7 @@ def decision_request(
         deadline=deadline,
         time_left=to_duration(time_left),
         bank_left=to_duration(bank_left),
+        default_json=wire.compact(rules.dump_action(space.default())),
     )
     try:
         request.view.CopyFrom(wire.view_message(game, view))
@@ -109,6 +110,13 @@ def decision_request(
             except wire.WireError:
                 log.exception("a %s action does not fit its proto", game)
     return request, listing
+
+
+def refresh_deadline(request: bot_pb2.DecisionRequest, time_left: timedelta) -> None:
+    """Reset a request's deadline and time left (when it is sent again after a reconnect)."""
+    left = max(time_left, timedelta(0))
+    request.deadline.FromNanoseconds(time.time_ns() + int(left.total_seconds() * 1e9))
+    request.time_left.CopyFrom(to_duration(left))
 
 
 def _add_typed(target: Any, game: str, dumped: Any) -> None:

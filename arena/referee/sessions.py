@@ -115,8 +115,7 @@ class Hub:
         if bot_id in self._sessions:
             return None
         left = self._left_at.get(bot_id)
-        # A bot that never connected gets the grace from the first request on, like one that left.
-        return (left if left is not None else time.monotonic()) + self.reconnect_grace
+        return None if left is None else left + self.reconnect_grace
 
     def send(self, bot_id: int, message: bot_pb2.ArenaMessage) -> bool:
         """Send to the bot if it is connected; return whether it was."""
@@ -131,6 +130,9 @@ class Hub:
         """Record that a seat owes an answer, and send the request if its bot is connected."""
         self._pending[(pending.match_id, pending.seat)] = pending
         pending.sent_at = time.monotonic()
+        if pending.bot_id not in self._sessions:
+            # A bot that never connected gets the same grace as one that left, counted from now.
+            self._left_at.setdefault(pending.bot_id, pending.sent_at)
         self.send(pending.bot_id, bot_pb2.ArenaMessage(decision=pending.request))
 
     def settle(self, pending: Pending) -> None:

@@ -15,6 +15,7 @@ from google.protobuf import message as _message
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -25,6 +26,38 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _TournamentStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TournamentStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TournamentStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TOURNAMENT_STATUS_UNSPECIFIED: _TournamentStatus.ValueType  # 0
+    """Not set."""
+    TOURNAMENT_STATUS_SCHEDULED: _TournamentStatus.ValueType  # 1
+    """Waiting for its start time."""
+    TOURNAMENT_STATUS_RUNNING: _TournamentStatus.ValueType  # 2
+    """Rounds are being played."""
+    TOURNAMENT_STATUS_FINISHED: _TournamentStatus.ValueType  # 3
+    """Every round has been played and rated."""
+    TOURNAMENT_STATUS_CANCELLED: _TournamentStatus.ValueType  # 4
+    """Stopped by an operator."""
+
+class TournamentStatus(_TournamentStatus, metaclass=_TournamentStatusEnumTypeWrapper):
+    """Where a tournament is in its life."""
+
+TOURNAMENT_STATUS_UNSPECIFIED: TournamentStatus.ValueType  # 0
+"""Not set."""
+TOURNAMENT_STATUS_SCHEDULED: TournamentStatus.ValueType  # 1
+"""Waiting for its start time."""
+TOURNAMENT_STATUS_RUNNING: TournamentStatus.ValueType  # 2
+"""Rounds are being played."""
+TOURNAMENT_STATUS_FINISHED: TournamentStatus.ValueType  # 3
+"""Every round has been played and rated."""
+TOURNAMENT_STATUS_CANCELLED: TournamentStatus.ValueType  # 4
+"""Stopped by an operator."""
+Global___TournamentStatus: _TypeAlias = TournamentStatus  # noqa: Y015
 
 @_typing.final
 class RegisterBotRequest(_message.Message):
@@ -207,10 +240,21 @@ class CreateMatchRequest(_message.Message):
     CLOCK_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     CONNECT_TIMEOUT_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    ROUND_NO_FIELD_NUMBER: _builtins.int
+    TABLE_NO_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game's registry name."""
     seed: _builtins.int
     """The chance seed; 0 picks a random one."""
+    tournament_id: _builtins.int
+    """For a tournament table: its tournament (0 for an ad-hoc match). The table's match is created
+    once: asking again returns the same match.
+    """
+    round_no: _builtins.int
+    """For a tournament table: its round."""
+    table_no: _builtins.int
+    """For a tournament table: its table number within the round."""
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The bots in seat order, by name; a bot may appear once."""
@@ -236,10 +280,13 @@ class CreateMatchRequest(_message.Message):
         clock: _common_pb2.Clock | None = ...,
         seed: _builtins.int = ...,
         connect_timeout: _duration_pb2.Duration | None = ...,
+        tournament_id: _builtins.int = ...,
+        round_no: _builtins.int = ...,
+        table_no: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "connect_timeout", b"connect_timeout", "options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "clock", b"clock", "connect_timeout", b"connect_timeout", "game", b"game", "options", b"options", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "clock", b"clock", "connect_timeout", b"connect_timeout", "game", b"game", "options", b"options", "round_no", b"round_no", "seed", b"seed", "table_no", b"table_no", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -595,3 +642,343 @@ class ListBotsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListBotsResponse: _TypeAlias = ListBotsResponse  # noqa: Y015
+
+@_typing.final
+class CreateTournamentRequest(_message.Message):
+    """Asks to schedule a tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    TABLE_SIZE_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    STARTS_AT_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """A name for people."""
+    game: _builtins.str
+    """The game's registry name."""
+    table_size: _builtins.int
+    """Seats per table, within the game's seat counts."""
+    rounds: _builtins.int
+    """Rounds to play."""
+    seed: _builtins.int
+    """The pairing and chance seed; 0 picks a random one."""
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The entrants, by bot name."""
+
+    @_builtins.property
+    def options(self) -> _struct_pb2.Struct:
+        """Match options for every table."""
+
+    @_builtins.property
+    def clock(self) -> _common_pb2.Clock:
+        """The time control of every match; unset fields take the referee's defaults."""
+
+    @_builtins.property
+    def starts_at(self) -> _timestamp_pb2.Timestamp:
+        """When to start; unset means now."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        game: _builtins.str = ...,
+        bots: _abc.Iterable[_builtins.str] | None = ...,
+        options: _struct_pb2.Struct | None = ...,
+        table_size: _builtins.int = ...,
+        rounds: _builtins.int = ...,
+        clock: _common_pb2.Clock | None = ...,
+        starts_at: _timestamp_pb2.Timestamp | None = ...,
+        seed: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "options", b"options", "starts_at", b"starts_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "clock", b"clock", "game", b"game", "name", b"name", "options", b"options", "rounds", b"rounds", "seed", b"seed", "starts_at", b"starts_at", "table_size", b"table_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateTournamentRequest: _TypeAlias = CreateTournamentRequest  # noqa: Y015
+
+@_typing.final
+class Standing(_message.Message):
+    """One line of a tournament's standings."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    POSITION_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
+    TIEBREAK_FIELD_NUMBER: _builtins.int
+    RATING_FIELD_NUMBER: _builtins.int
+    BYES_FIELD_NUMBER: _builtins.int
+    ROUNDS_PLAYED_FIELD_NUMBER: _builtins.int
+    position: _builtins.int
+    """1 = leading."""
+    bot: _builtins.str
+    """The bot's name."""
+    score: _builtins.float
+    """Match points: 1 for first to 0 for last at each table; a bye scores a table's average."""
+    tiebreak: _builtins.float
+    """Opponents' average score (Buchholz-style), the first tie-break."""
+    rating: _builtins.float
+    """The bot's Elo rating in this game, the second tie-break."""
+    byes: _builtins.int
+    """Byes received."""
+    rounds_played: _builtins.int
+    """Rounds played at a table."""
+    def __init__(
+        self,
+        *,
+        position: _builtins.int = ...,
+        bot: _builtins.str = ...,
+        score: _builtins.float = ...,
+        tiebreak: _builtins.float = ...,
+        rating: _builtins.float = ...,
+        byes: _builtins.int = ...,
+        rounds_played: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "byes", b"byes", "position", b"position", "rating", b"rating", "rounds_played", b"rounds_played", "score", b"score", "tiebreak", b"tiebreak"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Standing: _TypeAlias = Standing  # noqa: Y015
+
+@_typing.final
+class Tournament(_message.Message):
+    """A tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    TABLE_SIZE_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    CURRENT_ROUND_FIELD_NUMBER: _builtins.int
+    TABLES_FIELD_NUMBER: _builtins.int
+    TABLES_FINISHED_FIELD_NUMBER: _builtins.int
+    STARTS_AT_FIELD_NUMBER: _builtins.int
+    STANDINGS_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.int
+    """The tournament id."""
+    name: _builtins.str
+    """Its name."""
+    game: _builtins.str
+    """The game's registry name."""
+    status: Global___TournamentStatus.ValueType
+    """Where it is in its life."""
+    table_size: _builtins.int
+    """Seats per table."""
+    rounds: _builtins.int
+    """Rounds in all."""
+    current_round: _builtins.int
+    """The round being played (0 before the start)."""
+    tables: _builtins.int
+    """Tables of the current round."""
+    tables_finished: _builtins.int
+    """Tables of the current round that have finished."""
+    @_builtins.property
+    def starts_at(self) -> _timestamp_pb2.Timestamp:
+        """When it starts or started."""
+
+    @_builtins.property
+    def standings(self) -> _containers.RepeatedCompositeFieldContainer[Global___Standing]:
+        """The standings, leader first."""
+
+    @_builtins.property
+    def clock(self) -> _common_pb2.Clock:
+        """The time control of its matches."""
+
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.int = ...,
+        name: _builtins.str = ...,
+        game: _builtins.str = ...,
+        status: Global___TournamentStatus.ValueType = ...,
+        table_size: _builtins.int = ...,
+        rounds: _builtins.int = ...,
+        current_round: _builtins.int = ...,
+        tables: _builtins.int = ...,
+        tables_finished: _builtins.int = ...,
+        starts_at: _timestamp_pb2.Timestamp | None = ...,
+        standings: _abc.Iterable[Global___Standing] | None = ...,
+        clock: _common_pb2.Clock | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "starts_at", b"starts_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "current_round", b"current_round", "game", b"game", "name", b"name", "rounds", b"rounds", "standings", b"standings", "starts_at", b"starts_at", "status", b"status", "table_size", b"table_size", "tables", b"tables", "tables_finished", b"tables_finished", "tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Tournament: _TypeAlias = Tournament  # noqa: Y015
+
+@_typing.final
+class ListTournamentsRequest(_message.Message):
+    """Asks for tournaments."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    status: Global___TournamentStatus.ValueType
+    """Only tournaments in this status; unspecified means any."""
+    limit: _builtins.int
+    """At most this many (default 50)."""
+    def __init__(
+        self,
+        *,
+        status: Global___TournamentStatus.ValueType = ...,
+        limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTournamentsRequest: _TypeAlias = ListTournamentsRequest  # noqa: Y015
+
+@_typing.final
+class ListTournamentsResponse(_message.Message):
+    """Tournaments, newest first (without standings)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournaments(self) -> _containers.RepeatedCompositeFieldContainer[Global___Tournament]:
+        """The tournaments."""
+
+    def __init__(
+        self,
+        *,
+        tournaments: _abc.Iterable[Global___Tournament] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournaments", b"tournaments"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTournamentsResponse: _TypeAlias = ListTournamentsResponse  # noqa: Y015
+
+@_typing.final
+class GetTournamentRequest(_message.Message):
+    """Asks for one tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.int
+    """The tournament id."""
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTournamentRequest: _TypeAlias = GetTournamentRequest  # noqa: Y015
+
+@_typing.final
+class GetLeaderboardRequest(_message.Message):
+    """Asks for a leaderboard."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """The game's registry name."""
+    limit: _builtins.int
+    """At most this many bots (default 20)."""
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "limit", b"limit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetLeaderboardRequest: _TypeAlias = GetLeaderboardRequest  # noqa: Y015
+
+@_typing.final
+class LeaderboardEntry(_message.Message):
+    """One bot on a leaderboard."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    POSITION_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    RATING_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    position: _builtins.int
+    """1 = best."""
+    bot: _builtins.str
+    """The bot's name."""
+    rating: _builtins.float
+    """Its Elo rating (new bots start at 1500)."""
+    games: _builtins.int
+    """Rated matches played."""
+    def __init__(
+        self,
+        *,
+        position: _builtins.int = ...,
+        bot: _builtins.str = ...,
+        rating: _builtins.float = ...,
+        games: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "games", b"games", "position", b"position", "rating", b"rating"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaderboardEntry: _TypeAlias = LeaderboardEntry  # noqa: Y015
+
+@_typing.final
+class Leaderboard(_message.Message):
+    """A game's leaderboard."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    ENTRIES_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """The game."""
+    @_builtins.property
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___LeaderboardEntry]:
+        """The bots, best first."""
+
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        entries: _abc.Iterable[Global___LeaderboardEntry] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Leaderboard: _TypeAlias = Leaderboard  # noqa: Y015

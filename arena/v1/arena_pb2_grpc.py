@@ -75,6 +75,26 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.ListBotsResponse.FromString,
                 _registered_method=True)
+        self.CreateTournament = channel.unary_unary(
+                '/arena.v1.ArenaService/CreateTournament',
+                request_serializer=arena_dot_v1_dot_arena__pb2.CreateTournamentRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.Tournament.FromString,
+                _registered_method=True)
+        self.ListTournaments = channel.unary_unary(
+                '/arena.v1.ArenaService/ListTournaments',
+                request_serializer=arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
+                _registered_method=True)
+        self.GetTournament = channel.unary_unary(
+                '/arena.v1.ArenaService/GetTournament',
+                request_serializer=arena_dot_v1_dot_arena__pb2.GetTournamentRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.Tournament.FromString,
+                _registered_method=True)
+        self.GetLeaderboard = channel.unary_unary(
+                '/arena.v1.ArenaService/GetLeaderboard',
+                request_serializer=arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.Leaderboard.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -139,6 +159,34 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateTournament(self, request, context):
+        """Admin: schedules a Swiss tournament between registered bots; Celery beat starts it on time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTournaments(self, request, context):
+        """Lists tournaments, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTournament(self, request, context):
+        """Gets a tournament with its progress and standings. An unknown id fails with NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLeaderboard(self, request, context):
+        """Gets the Elo leaderboard of a game.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -181,6 +229,26 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.ListBots,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.ListBotsRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.ListBotsResponse.SerializeToString,
+            ),
+            'CreateTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateTournament,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.CreateTournamentRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.Tournament.SerializeToString,
+            ),
+            'ListTournaments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTournaments,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.SerializeToString,
+            ),
+            'GetTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTournament,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.GetTournamentRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.Tournament.SerializeToString,
+            ),
+            'GetLeaderboard': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLeaderboard,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.Leaderboard.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -400,6 +468,114 @@ class ArenaService:
             '/arena.v1.ArenaService/ListBots',
             arena_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.ListBotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/CreateTournament',
+            arena_dot_v1_dot_arena__pb2.CreateTournamentRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.Tournament.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTournaments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/ListTournaments',
+            arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/GetTournament',
+            arena_dot_v1_dot_arena__pb2.GetTournamentRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.Tournament.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLeaderboard(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/GetLeaderboard',
+            arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.Leaderboard.FromString,
             options,
             channel_credentials,
             insecure,

@@ -57,6 +57,14 @@ class ArenaServiceStub:
     """Gets the full record of a finished match: enough to replay it exactly."""
     ListBots: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListBotsRequest, _arena_pb2.ListBotsResponse]
     """Lists connected bots."""
+    CreateTournament: _grpc.UnaryUnaryMultiCallable[_arena_pb2.CreateTournamentRequest, _arena_pb2.Tournament]
+    """Admin: schedules a Swiss tournament between registered bots; Celery beat starts it on time."""
+    ListTournaments: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListTournamentsRequest, _arena_pb2.ListTournamentsResponse]
+    """Lists tournaments, newest first."""
+    GetTournament: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetTournamentRequest, _arena_pb2.Tournament]
+    """Gets a tournament with its progress and standings. An unknown id fails with NOT_FOUND."""
+    GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetLeaderboardRequest, _arena_pb2.Leaderboard]
+    """Gets the Elo leaderboard of a game."""
 
 @_typing.type_check_only
 class ArenaServiceAsyncStub(ArenaServiceStub):
@@ -83,6 +91,14 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     """Gets the full record of a finished match: enough to replay it exactly."""
     ListBots: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListBotsRequest, _arena_pb2.ListBotsResponse]  # type: ignore[assignment]
     """Lists connected bots."""
+    CreateTournament: _aio.UnaryUnaryMultiCallable[_arena_pb2.CreateTournamentRequest, _arena_pb2.Tournament]  # type: ignore[assignment]
+    """Admin: schedules a Swiss tournament between registered bots; Celery beat starts it on time."""
+    ListTournaments: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListTournamentsRequest, _arena_pb2.ListTournamentsResponse]  # type: ignore[assignment]
+    """Lists tournaments, newest first."""
+    GetTournament: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetTournamentRequest, _arena_pb2.Tournament]  # type: ignore[assignment]
+    """Gets a tournament with its progress and standings. An unknown id fails with NOT_FOUND."""
+    GetLeaderboard: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetLeaderboardRequest, _arena_pb2.Leaderboard]  # type: ignore[assignment]
+    """Gets the Elo leaderboard of a game."""
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     """The arena's public service."""
@@ -154,5 +170,37 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.ListBotsResponse, _abc.Awaitable[_arena_pb2.ListBotsResponse]]:
         """Lists connected bots."""
+
+    @_abc_1.abstractmethod
+    def CreateTournament(
+        self,
+        request: _arena_pb2.CreateTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Tournament, _abc.Awaitable[_arena_pb2.Tournament]]:
+        """Admin: schedules a Swiss tournament between registered bots; Celery beat starts it on time."""
+
+    @_abc_1.abstractmethod
+    def ListTournaments(
+        self,
+        request: _arena_pb2.ListTournamentsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListTournamentsResponse, _abc.Awaitable[_arena_pb2.ListTournamentsResponse]]:
+        """Lists tournaments, newest first."""
+
+    @_abc_1.abstractmethod
+    def GetTournament(
+        self,
+        request: _arena_pb2.GetTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Tournament, _abc.Awaitable[_arena_pb2.Tournament]]:
+        """Gets a tournament with its progress and standings. An unknown id fails with NOT_FOUND."""
+
+    @_abc_1.abstractmethod
+    def GetLeaderboard(
+        self,
+        request: _arena_pb2.GetLeaderboardRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Leaderboard, _abc.Awaitable[_arena_pb2.Leaderboard]]:
+        """Gets the Elo leaderboard of a game."""
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

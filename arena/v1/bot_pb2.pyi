@@ -44,13 +44,18 @@ class _ProblemKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ProblemKi
     PROBLEM_KIND_ILLEGAL_ACTION: _ProblemKind.ValueType  # 3
     """The answer parsed but was not legal; the default action was played."""
     PROBLEM_KIND_STALE_DECISION: _ProblemKind.ValueType  # 4
-    """The answer named a decision that is not the current one; it was ignored."""
+    """The answer named a decision that is not open. If another decision of the seat is open, the
+    answer counts as a bad answer to it (default action and a strike); a late answer to a
+    decision already closed, or a second answer to an open one, is only ignored.
+    """
     PROBLEM_KIND_NOT_YOUR_DECISION: _ProblemKind.ValueType  # 5
     """The answer named a seat or match this bot does not hold; it was ignored."""
     PROBLEM_KIND_FORFEIT: _ProblemKind.ValueType  # 6
     """The strikes reached the limit: the seat forfeits and is ranked last."""
     PROBLEM_KIND_MALFORMED_MESSAGE: _ProblemKind.ValueType  # 7
-    """The message itself was malformed (e.g. no oneof set, or an index out of range)."""
+    """The message itself was malformed (no oneof set, or a Hello after the first message); it was
+    ignored. (An index out of range is an INVALID_ACTION.)
+    """
 
 class ProblemKind(_ProblemKind, metaclass=_ProblemKindEnumTypeWrapper):
     """What went wrong."""
@@ -64,13 +69,18 @@ PROBLEM_KIND_INVALID_ACTION: ProblemKind.ValueType  # 2
 PROBLEM_KIND_ILLEGAL_ACTION: ProblemKind.ValueType  # 3
 """The answer parsed but was not legal; the default action was played."""
 PROBLEM_KIND_STALE_DECISION: ProblemKind.ValueType  # 4
-"""The answer named a decision that is not the current one; it was ignored."""
+"""The answer named a decision that is not open. If another decision of the seat is open, the
+answer counts as a bad answer to it (default action and a strike); a late answer to a
+decision already closed, or a second answer to an open one, is only ignored.
+"""
 PROBLEM_KIND_NOT_YOUR_DECISION: ProblemKind.ValueType  # 5
 """The answer named a seat or match this bot does not hold; it was ignored."""
 PROBLEM_KIND_FORFEIT: ProblemKind.ValueType  # 6
 """The strikes reached the limit: the seat forfeits and is ranked last."""
 PROBLEM_KIND_MALFORMED_MESSAGE: ProblemKind.ValueType  # 7
-"""The message itself was malformed (e.g. no oneof set, or an index out of range)."""
+"""The message itself was malformed (no oneof set, or a Hello after the first message); it was
+ignored. (An index out of range is an INVALID_ACTION.)
+"""
 Global___ProblemKind: _TypeAlias = ProblemKind  # noqa: Y015
 
 @_typing.final
@@ -317,6 +327,7 @@ class DecisionRequest(_message.Message):
     DEADLINE_FIELD_NUMBER: _builtins.int
     TIME_LEFT_FIELD_NUMBER: _builtins.int
     BANK_LEFT_FIELD_NUMBER: _builtins.int
+    DEFAULT_JSON_FIELD_NUMBER: _builtins.int
     match_id: _builtins.int
     """The match."""
     decision: _builtins.int
@@ -327,6 +338,8 @@ class DecisionRequest(_message.Message):
     """What is being decided, e.g. "pack", "declare", "inspect", "bribe"."""
     view_json: _builtins.str
     """The same view in the game's JSON wire form."""
+    default_json: _builtins.str
+    """The action the referee plays for this seat on a timeout or a bad answer, in JSON form."""
     @_builtins.property
     def view(self) -> _common_pb2.GameView:
         """The seat's view, typed."""
@@ -370,10 +383,11 @@ class DecisionRequest(_message.Message):
         deadline: _timestamp_pb2.Timestamp | None = ...,
         time_left: _duration_pb2.Duration | None = ...,
         bank_left: _duration_pb2.Duration | None = ...,
+        default_json: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["bank_left", b"bank_left", "deadline", b"deadline", "space", b"space", "time_left", b"time_left", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_left", b"bank_left", "deadline", b"deadline", "decision", b"decision", "label", b"label", "legal", b"legal", "legal_json", b"legal_json", "match_id", b"match_id", "seat", b"seat", "space", b"space", "time_left", b"time_left", "view", b"view", "view_json", b"view_json"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_left", b"bank_left", "deadline", b"deadline", "decision", b"decision", "default_json", b"default_json", "label", b"label", "legal", b"legal", "legal_json", b"legal_json", "match_id", b"match_id", "seat", b"seat", "space", b"space", "time_left", b"time_left", "view", b"view", "view_json", b"view_json"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -100,7 +100,9 @@ class Clock(_message.Message):
     GRACE_FIELD_NUMBER: _builtins.int
     MAX_STRIKES_FIELD_NUMBER: _builtins.int
     max_strikes: _builtins.int
-    """Strikes (timeouts or bad answers) after which the seat forfeits; 0 means never."""
+    """Strikes (timeouts or bad answers) after which the seat forfeits; 0 means never. Unset in a
+    request takes the referee's default.
+    """
     @_builtins.property
     def per_decision(self) -> _duration_pb2.Duration:
         """Time allowed for each decision before the bank is used."""
@@ -119,13 +121,15 @@ class Clock(_message.Message):
         per_decision: _duration_pb2.Duration | None = ...,
         bank: _duration_pb2.Duration | None = ...,
         grace: _duration_pb2.Duration | None = ...,
-        max_strikes: _builtins.int = ...,
+        max_strikes: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["bank", b"bank", "grace", b"grace", "per_decision", b"per_decision"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_max_strikes", b"_max_strikes", "bank", b"bank", "grace", b"grace", "max_strikes", b"max_strikes", "per_decision", b"per_decision"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank", b"bank", "grace", b"grace", "max_strikes", b"max_strikes", "per_decision", b"per_decision"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_strikes", b"_max_strikes", "bank", b"bank", "grace", b"grace", "max_strikes", b"max_strikes", "per_decision", b"per_decision"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__max_strikes: _TypeAlias = _typing.Literal["max_strikes"]  # noqa: Y015
+    _WhichOneofArgType__max_strikes: _TypeAlias = _typing.Literal["_max_strikes", b"_max_strikes"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__max_strikes) -> _WhichOneofReturnType__max_strikes | None: ...
 
 Global___Clock: _TypeAlias = Clock  # noqa: Y015
 
@@ -307,7 +311,9 @@ class SeatResult(_message.Message):
     forfeited: _builtins.bool
     """Whether the seat forfeited (it is then ranked last)."""
     rating_change: _builtins.float
-    """The bot's rating change from this match, if it was rated already."""
+    """The bot's Elo change from this match: set for ad-hoc matches, which are rated as they
+    finish; 0 for tournament matches, which are rated together when their round closes.
+    """
     def __init__(
         self,
         *,

@@ -379,3 +379,30 @@ def _check_views(record: engines.Record, match_id: int, bots: list[RandomBot]) -
             assert view == expected[(request.decision, request.seat)]
             assert wire.normalized(wire.view_json(request.view)) == wire.normalized(view)
     assert received == sum(len(m) for m in record.moves)
+
+
+def test_a_bot_that_never_connects_times_out_and_forfeits(fresh_database_url: str) -> None:
+    clock = Clock(
+        per_decision=timedelta(milliseconds=200),
+        bank=timedelta(0),
+        grace=timedelta(milliseconds=20),
+        max_strikes=2,
+    )
+
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url, clock=clock, reconnect_grace=0.3) as server:
+            names = ["absent", "p1", "p2"]
+            tokens = await _tokens(server.address, names)
+            bots = [RandomBot(1), RandomBot(2)]
+            async with playing(list(zip(bots, tokens[1:], strict=True)), server.address):
+                channel, api = stub(server.address)
+                async with channel:
+                    request = arena_pb2.CreateMatchRequest(game="hart", bots=names, seed=6)
+                    request.connect_timeout.FromMilliseconds(100)
+                    match = await api.CreateMatch(request, metadata=ADMIN_METADATA)
+                match = await wait_finished(server.address, match.match_id, timeout=60)
+            absent = next(s for s in match.seats if s.bot == "absent")
+            assert absent.forfeited and absent.strikes == 2 and absent.rank == 3
+            assert all(end.results[0].rating_change != 0 for end in bots[0].finished)
+
+    asyncio.run(scenario())

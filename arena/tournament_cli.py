@@ -1,0 +1,390 @@
+"""`arena tournament create|list|show`, `arena leaderboard`, `arena up` and `arena demo`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+import engines
+from arena.clock import seconds, to_duration
+from arena.render import Paint
+from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+
+STATUS = {v: k[18:].lower() for k, v in arena_pb2.TournamentStatus.items()}
+
+
+def _address(args: argparse.Namespace) -> str:
+    return str(args.address or os.environ.get("ARENA_ADDRESS", "localhost:50051"))
+
+
+def _admin(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
+    from arena.service_cli import admin_token
+
+    return (("authorization", f"Bearer {admin_token(getattr(args, 'admin_token', ''))}"),)
+
+
+# -- tournaments ----------------------------------------------------------------------------------
+async def create(args: argparse.Namespace) -> int:
+    """Schedule a tournament and print its id."""
+    request = arena_pb2.CreateTournamentRequest(
+        name=args.name,
+        game=args.game,
+        bots=[b.strip() for b in args.bots.split(",") if b.strip()],
+        table_size=args.table_size,
+        rounds=args.rounds,
+        seed=args.seed,
+        clock=common_pb2.Clock(per_decision=to_duration(seconds(args.per_decision))),
+    )
+    request.starts_at.FromDatetime(datetime.now(UTC) + timedelta(seconds=args.start_in))
+    async with grpc.aio.insecure_channel(_address(args)) as channel:
+        api = arena_pb2_grpc.ArenaServiceStub(channel)
+        tournament = await api.CreateTournament(request, metadata=_admin(args))
+    if args.quiet:
+        print(tournament.tournament_id)
+    else:
+        print(
+            f"tournament {tournament.tournament_id} scheduled: {args.rounds} rounds of "
+            f"{args.game} at {args.table_size}-seat tables, {len(request.bots)} bots, starting "
+            f"{tournament.starts_at.ToDatetime():%H:%M:%S} UTC"
+        )
+    return 0
+
+
+async def list_all(args: argparse.Namespace) -> int:
+    """Print the tournaments."""
+    async with grpc.aio.insecure_channel(_address(args)) as channel:
+        api = arena_pb2_grpc.ArenaServiceStub(channel)
+        reply = await api.ListTournaments(arena_pb2.ListTournamentsRequest(limit=args.limit))
+    if not reply.tournaments:
+        print("no tournaments")
+    for t in reply.tournaments:
+        print(
+            f"{t.tournament_id:>5}  {t.name:<24} {t.game:<9} {STATUS[t.status]:<10} "
+            f"round {t.current_round}/{t.rounds}"
+        )
+    return 0
+
+
+def standings_lines(t: arena_pb2.Tournament, paint: Paint) -> list[str]:
+    """The tournament's header, progress bar and standings table."""
+    width = 30
+    rounds_done = t.current_round - 1 + (t.tables_finished / t.tables if t.tables else 0)
+    if t.status == arena_pb2.TOURNAMENT_STATUS_FINISHED:
+        rounds_done = t.rounds
+    filled = int(width * rounds_done / max(1, t.rounds))
+    bar = "#" * filled + "-" * (width - filled)
+    lines = [
+        paint.bold(f"Tournament {t.tournament_id}: {t.name} ({t.game}, {t.table_size} seats)"),
+        f"  [{bar}] round {max(t.current_round, 0)}/{t.rounds}, "
+        f"tables {t.tables_finished}/{t.tables}  {STATUS[t.status]}",
+        f"  {'#':>3} {'bot':<16} {'score':>6} {'buchholz':>9} {'rating':>7} {'byes':>4}"
+        f" {'played':>6}",
+    ]
+    for s in t.standings:
+        lines.append(
+            f"  {s.position:>3} {s.bot:<16} {s.score:>6.2f} {s.tiebreak:>9.2f} "
+            f"{s.rating:>7.1f} {s.byes:>4} {s.rounds_played:>6}"
+        )
+    return lines
+
+
+async def follow(
+    address: str, tournament_id: int, paint: Paint, timeout: float = 3600
+) -> arena_pb2.Tournament:
+    """Show progress until the tournament finishes; return its final state."""
+    live = sys.stdout.isatty()
+    shown: tuple[Any, ...] = ()
+    drawn = 0
+    deadline = time.monotonic() + timeout
+    async with grpc.aio.insecure_channel(address) as channel:
+        api = arena_pb2_grpc.ArenaServiceStub(channel)
+        while True:
+            t = await api.GetTournament(arena_pb2.GetTournamentRequest(tournament_id=tournament_id))
+            state = (t.status, t.current_round, t.tables_finished, t.tables)
+            if state != shown:
+                shown = state
+                if live:
+                    lines = standings_lines(t, paint)
+                    sys.stdout.write(f"\x1b[{drawn}F\x1b[J" if drawn else "")
+                    sys.stdout.write("\n".join(lines) + "\n")
+                    sys.stdout.flush()
+                    drawn = len(lines)
+                else:
+                    print(
+                        f"round {t.current_round}/{t.rounds}: tables {t.tables_finished}/"
+                        f"{t.tables} finished ({STATUS[t.status]})",
+                        flush=True,
+                    )
+            if t.status in (
+                arena_pb2.TOURNAMENT_STATUS_FINISHED,
+                arena_pb2.TOURNAMENT_STATUS_CANCELLED,
+            ):
+                return t
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"tournament {tournament_id} still running after {timeout}s")
+            await asyncio.sleep(0.5)
+
+
+async def show(args: argparse.Namespace) -> int:
+    """Print a tournament's standings (following it live with --follow)."""
+    paint = Paint()
+    if args.follow:
+        t = await follow(_address(args), args.tournament_id, paint)
+        if not sys.stdout.isatty():
+            print("\n".join(standings_lines(t, paint)))
+        return 0
+    async with grpc.aio.insecure_channel(_address(args)) as channel:
+        api = arena_pb2_grpc.ArenaServiceStub(channel)
+        t = await api.GetTournament(
+            arena_pb2.GetTournamentRequest(tournament_id=args.tournament_id)
+        )
+    print("\n".join(standings_lines(t, paint)))
+    return 0
+
+
+async def leaderboard(args: argparse.Namespace) -> int:
+    """Print a game's Elo leaderboard."""
+    async with grpc.aio.insecure_channel(_address(args)) as channel:
+        api = arena_pb2_grpc.ArenaServiceStub(channel)
+        board = await api.GetLeaderboard(
+            arena_pb2.GetLeaderboardRequest(game=args.game, limit=args.limit)
+        )
+    print("\n".join(leaderboard_lines(board, Paint())))
+    return 0
+
+
+def leaderboard_lines(board: arena_pb2.Leaderboard, paint: Paint) -> list[str]:
+    """A leaderboard as a table."""
+    lines = [
+        paint.bold(f"Elo leaderboard: {board.game}"),
+        f"  {'#':>3} {'bot':<16} {'rating':>7} {'games':>5}",
+    ]
+    for e in board.entries:
+        lines.append(f"  {e.position:>3} {e.bot:<16} {e.rating:>7.1f} {e.games:>5}")
+    if not board.entries:
+        lines.append("  (no rated matches yet)")
+    return lines
+
+
+# -- up and demo ----------------------------------------------------------------------------------
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def up(args: argparse.Namespace) -> int:
+    """Start the services and keep them running until Ctrl-C or SIGTERM."""
+    from arena.stack import Stack, StackConfig
+
+    config = StackConfig(
+        data_dir=Path(args.data_dir or os.environ.get("ARENA_DATA_DIR", "var")).resolve(),
+        port=args.port,
+        referee_metrics_port=args.referee_metrics_port,
+        worker_metrics_port=args.worker_metrics_port,
+        beat_metrics_port=args.beat_metrics_port,
+        concurrency=args.concurrency,
+        per_decision=args.per_decision,
+    )
+    stop = {"now": False}
+
+    def request_stop(*_: object) -> None:
+        stop["now"] = True
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+    with Stack(config) as stack:
+        token_file = config.data_dir / "admin-token"
+        token_file.write_text(stack.admin_token + "\n")
+        token_file.chmod(0o600)
+        print(
+            f"arena is up: referee at {stack.address} (metrics :{config.referee_metrics_port}),"
+            f" worker metrics :{config.worker_metrics_port}, beat metrics "
+            f":{config.beat_metrics_port}",
+            flush=True,
+        )
+        print(
+            f"  admin token in {token_file}; register a bot with "
+            f"`arena bot register NAME --address {stack.address}`",
+            flush=True,
+        )
+        print(f"  ARENA_DATABASE_URL={stack.services.database_url}", flush=True)
+        print(f"  ARENA_REDIS_URL={stack.services.redis_url}", flush=True)
+        while not stop["now"]:
+            dead = stack.check()
+            if dead:
+                print(f"arena: {', '.join(dead)} exited; stopping", file=sys.stderr)
+                return 1
+            time.sleep(0.5)
+        print("stopping", flush=True)
+    return 0
+
+
+def demo(args: argparse.Namespace) -> int:
+    """The whole job on embedded services: 16 bot processes play a 5-round Swiss of Hart."""
+    from arena.stack import BotProcesses, Stack, StackConfig
+
+    paint = Paint()
+    keep = bool(args.data_dir)
+    data = Path(args.data_dir or tempfile.mkdtemp(prefix="arena-demo-")).resolve()
+    config = StackConfig(
+        data_dir=data,
+        port=free_port(),
+        referee_metrics_port=free_port(),
+        worker_metrics_port=free_port(),
+        beat_metrics_port=free_port(),
+        concurrency=args.concurrency,
+        per_decision=args.per_decision,
+        logs_to_files=True,
+    )
+    print(paint.bold("Arena demo") + f": services in {data} (logs in {data / 'logs'})")
+    started = time.monotonic()
+    bots = BotProcesses(address=f"127.0.0.1:{config.port}")
+    try:
+        with Stack(config) as stack:
+            print(
+                f"  embedded Postgres and Redis, a referee on {stack.address}, a Celery worker "
+                f"and beat are up ({time.monotonic() - started:.1f}s)"
+            )
+            os.environ.update(stack.environ())
+            names = asyncio.run(_register(stack.address, args.bots))
+            for name, token in names:
+                strategy = "heuristic" if name.startswith("heuristic") else "random"
+                bots.start(token, strategy, data / "logs" / f"bot-{name}.log")
+            asyncio.run(_wait_bots(stack.address, len(names)))
+            print(
+                f"  {len(names)} bot processes connected over gRPC "
+                f"({sum(n.startswith('heuristic') for n, _ in names)} heuristic, "
+                f"{sum(n.startswith('random') for n, _ in names)} random)"
+            )
+            tournament_id = asyncio.run(_schedule(stack, [n for n, _ in names], args))
+            print(
+                f"  tournament {tournament_id} scheduled; Celery beat starts it in "
+                f"{args.start_in:g}s\n"
+            )
+            final = asyncio.run(follow(stack.address, tournament_id, paint, timeout=args.timeout))
+            if not sys.stdout.isatty():
+                print("\n".join(standings_lines(final, paint)))
+            print()
+            board = asyncio.run(_leaderboard(stack.address, "hart"))
+            print("\n".join(leaderboard_lines(board, paint)))
+            bots.stop()
+            print(f"\ndone in {time.monotonic() - started:.1f}s; shutting everything down")
+    finally:
+        bots.stop()
+        if not keep:
+            shutil.rmtree(data, ignore_errors=True)
+    return 0
+
+
+async def _register(address: str, count: int) -> list[tuple[str, str]]:
+    out = []
+    async with grpc.aio.insecure_channel(address) as channel:
+        api = arena_pb2_grpc.ArenaServiceStub(channel)
+        for i in range(count):
+            name = f"{'heuristic' if i % 2 == 0 else 'random'}-{i // 2 + 1:02d}"
+            reply = await api.RegisterBot(arena_pb2.RegisterBotRequest(name=name))
+            out.append((name, reply.token))
+    return out
+
+
+async def _wait_bots(address: str, count: int, timeout: float = 60) -> None:
+    async with grpc.aio.insecure_channel(address) as channel:
+        api = arena_pb2_grpc.ArenaServiceStub(channel)
+        deadline = time.monotonic() + timeout
+        while len((await api.ListBots(arena_pb2.ListBotsRequest())).bots) < count:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"fewer than {count} bots connected after {timeout}s")
+            await asyncio.sleep(0.2)
+
+
+async def _schedule(stack: Any, names: list[str], args: argparse.Namespace) -> int:
+    request = arena_pb2.CreateTournamentRequest(
+        name="demo swiss",
+        game="hart",
+        bots=names,
+        table_size=4,
+        rounds=args.rounds,
+        clock=common_pb2.Clock(per_decision=to_duration(seconds(args.per_decision))),
+        seed=args.seed,
+    )
+    request.starts_at.FromDatetime(datetime.now(UTC) + timedelta(seconds=args.start_in))
+    metadata = (("authorization", f"Bearer {stack.admin_token}"),)
+    async with grpc.aio.insecure_channel(stack.address) as channel:
+        api = arena_pb2_grpc.ArenaServiceStub(channel)
+        tournament = await api.CreateTournament(request, metadata=metadata)
+    return int(tournament.tournament_id)
+
+
+async def _leaderboard(address: str, game: str) -> arena_pb2.Leaderboard:
+    async with grpc.aio.insecure_channel(address) as channel:
+        api = arena_pb2_grpc.ArenaServiceStub(channel)
+        return await api.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game=game, limit=20))
+
+
+def add_commands(sub: Any) -> None:
+    """Add the tournament, leaderboard, up and demo subcommands."""
+    tournament = sub.add_parser("tournament", help="create, list and show Swiss tournaments")
+    t_sub = tournament.add_subparsers(dest="tournament_command", required=True)
+    c = t_sub.add_parser("create", help="admin: schedule a Swiss tournament")
+    c.add_argument("--game", required=True, choices=engines.names())
+    c.add_argument("--bots", required=True, help="entrants by name, comma-separated")
+    c.add_argument("--name", default="")
+    c.add_argument("--table-size", type=int, default=4)
+    c.add_argument("--rounds", type=int, default=5)
+    c.add_argument("--per-decision", type=float, default=5.0)
+    c.add_argument("--start-in", type=float, default=0.0, help="seconds from now")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--quiet", action="store_true", help="print only the id")
+    c.add_argument("--address", default="")
+    c.add_argument("--admin-token", default="")
+    c.set_defaults(func=lambda a: asyncio.run(create(a)))
+    ls = t_sub.add_parser("list", help="list tournaments")
+    ls.add_argument("--limit", type=int, default=50)
+    ls.add_argument("--address", default="")
+    ls.set_defaults(func=lambda a: asyncio.run(list_all(a)))
+    sh = t_sub.add_parser("show", help="standings and progress of a tournament")
+    sh.add_argument("tournament_id", type=int)
+    sh.add_argument("--follow", action="store_true", help="follow it live until it finishes")
+    sh.add_argument("--address", default="")
+    sh.set_defaults(func=lambda a: asyncio.run(show(a)))
+
+    lb = sub.add_parser("leaderboard", help="the Elo leaderboard of a game")
+    lb.add_argument("--game", required=True, choices=engines.names())
+    lb.add_argument("--limit", type=int, default=20)
+    lb.add_argument("--address", default="")
+    lb.set_defaults(func=lambda a: asyncio.run(leaderboard(a)))
+
+    u = sub.add_parser("up", help="start the services and keep them running")
+    u.add_argument("--data-dir", default="")
+    u.add_argument("--port", type=int, default=50051)
+    u.add_argument("--referee-metrics-port", type=int, default=9101)
+    u.add_argument("--worker-metrics-port", type=int, default=9102)
+    u.add_argument("--beat-metrics-port", type=int, default=9103)
+    u.add_argument("--concurrency", type=int, default=8)
+    u.add_argument("--per-decision", type=float, default=5.0)
+    u.set_defaults(func=up)
+
+    d = sub.add_parser("demo", help="the whole job: 16 bots play a Swiss of Hart")
+    d.add_argument("--bots", type=int, default=16)
+    d.add_argument("--rounds", type=int, default=5)
+    d.add_argument("--per-decision", type=float, default=2.0)
+    d.add_argument("--concurrency", type=int, default=4)
+    d.add_argument("--start-in", type=float, default=2.0)
+    d.add_argument("--seed", type=int, default=2026)
+    d.add_argument("--timeout", type=float, default=900)
+    d.add_argument("--data-dir", default="", help="keep the services' files here")
+    d.set_defaults(func=demo)
