@@ -1,0 +1,461 @@
+"""Benchmark: concurrent matches of instant bots against a real referee, and the same in process.
+
+A referee (grpc.aio on 127.0.0.1, port 0) runs over a real Postgres: a throwaway database on the
+server ARENA_DATABASE_URL names, else on the embedded server `arena.services.database_url()`
+starts; the database is dropped afterwards. K matches start at once (with `--rounds R`, R such
+batches in a row) between instant random bots, one bot per seat, all in one child process that
+talks to the referee over loopback gRPC exactly as a remote bot would. A bot answers each request
+as soon as it arrives: it plays `RandomStrategy` with the stream `play_local` uses, so each match
+over the wire plays the same moves as the in-process match of the same seed; the stored records are
+compared with the in-process ones to prove it.
+
+Decisions per second over the wire are all decisions applied / the wall time from creating the
+batch of matches to the last match finishing (Postgres writes included). The round trip is the
+referee's own measure, the one its `arena_decision_round_trip_seconds` histogram takes: from
+queueing the DecisionRequest on the bot's stream (`Pending.sent_at`) to the match resuming with the
+answer, so it includes serialising, both loopback hops, the bot's work and the referee's event-loop
+wait. The benchmark records every sample exactly instead of reading the histogram's coarse
+buckets. The bots' own share (request received to answer queued) is shown beside it. The baseline,
+taken in the same run, is `arena.local.play_local` with random strategies on the same seeds, one
+match after another in this process (median of 3 runs): no network, no database, no clock. Both
+rates are wall clock: the wire run spreads over the referee, the bots' process and Postgres.
+
+    .venv/bin/python bench/referee.py [--matches K] [--seats N] [--game hart] [--rounds R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+# Run as a script from anywhere: the repository root is what makes `arena` importable.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import grpc
+import psycopg
+from psycopg import sql
+
+import engines
+from arena import metrics, services
+from arena.bots.base import RandomStrategy
+from arena.clock import Clock
+from arena.local import play_local
+from arena.referee.app import Referee, RefereeConfig
+from arena.referee.match import MatchRunner
+from arena.referee.server import RunningServer, create_server
+from arena.sdk import Bot, turn_of
+from arena.storage import Database
+from arena.storage.rows import DecisionRow
+from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+from engines import EngineError, HashRng, Record
+
+ADMIN = "bench-admin-token"
+ADMIN_METADATA = (("authorization", f"Bearer {ADMIN}"),)
+CLOCK = Clock(
+    per_decision=timedelta(seconds=30),
+    bank=timedelta(0),
+    grace=timedelta(seconds=1),
+    max_strikes=0,
+)
+"""Generous on purpose: an instant bot never times out, so the clock never shapes the figures."""
+FIRST_SEED = 1000
+"""Match i of the run plays seed FIRST_SEED + i, over the wire and in process."""
+LOCAL_REPEATS = 3
+"""The in-process baseline is short, so it is run this many times and the median taken."""
+
+
+# -- the bots (run in a child process) --------------------------------------------------------
+class InstantBot(Bot):
+    """Answers on receipt, in the stream's own task: random play with `play_local`'s stream."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        self.seed = seed
+        """The seed of this bot's one match: it picks as `play_local` would on that seed."""
+        self.strategy = RandomStrategy()
+        self.handling: list[float] = []
+        """Seconds from receiving each request to having its answer ready."""
+
+    async def _answer(self, request: bot_pb2.DecisionRequest) -> bot_pb2.Action | None:
+        began = time.perf_counter()
+        start = self.matches.get(request.match_id)
+        game, seats = (start.game, start.seats) if start else ("", 0)
+        turn = turn_of(request, game, seats)
+        rng = HashRng(self.seed, f"bot:{turn.seat}:{turn.decision}")
+        action = self.action_for(request, turn, self.strategy.decide(turn, rng))
+        self.handling.append(time.perf_counter() - began)
+        return action
+
+
+async def bot_worker() -> None:
+    """The child process: run the bots named on stdin until stdin closes, then report on stdout."""
+    plan = json.loads(await asyncio.to_thread(sys.stdin.readline))
+    bots = [InstantBot(seed) for _, seed in plan["bots"]]
+    tasks = [
+        asyncio.create_task(bot.run_async(plan["address"], token))
+        for bot, (token, _) in zip(bots, plan["bots"], strict=True)
+    ]
+    await asyncio.to_thread(sys.stdin.read)  # the parent closes stdin when the run is over
+    for bot in bots:
+        bot.stop()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    report = {
+        "handling": [h for bot in bots for h in bot.handling],
+        "problems": [p.message for bot in bots for p in bot.problems],
+    }
+    sys.stdout.write(json.dumps(report) + "\n")
+
+
+# -- measuring -----------------------------------------------------------------------------------
+class _Observer:
+    def __init__(self, child: Any, samples: list[float]) -> None:
+        self._child = child
+        self._samples = samples
+
+    def observe(self, amount: float) -> None:
+        self._samples.append(amount)
+        self._child.observe(amount)
+
+
+class RoundTrips:
+    """Stands in for the round-trip histogram: keeps every sample and still feeds the real one."""
+
+    def __init__(self, histogram: Any) -> None:
+        self.histogram = histogram
+        self.samples: list[float] = []
+
+    def labels(self, *values: str) -> _Observer:
+        """The labelled child, as `Histogram.labels` gives."""
+        return _Observer(self.histogram.labels(*values), self.samples)
+
+
+@contextmanager
+def recording_round_trips() -> Iterator[RoundTrips]:
+    """Record the referee's round-trip samples for the duration of the block."""
+    real = metrics.DECISION_ROUND_TRIP
+    recorder = RoundTrips(real)
+    metrics.DECISION_ROUND_TRIP = recorder  # type: ignore[assignment]
+    try:
+        yield recorder
+    finally:
+        metrics.DECISION_ROUND_TRIP = real
+
+
+def percentile(samples: Sequence[float], fraction: float) -> float:
+    """The nearest-rank percentile of `samples`."""
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
+
+
+class LogTally(logging.Handler):
+    """Counts what the referee logs at WARNING and above, instead of flooding the report."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: Counter[str] = Counter()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages[f"{record.levelname} {record.name}: {record.getMessage()}"] += 1
+
+
+@dataclass(frozen=True, slots=True)
+class WireRun:
+    """What the matches over the wire did."""
+
+    decisions: int
+    seconds: float
+    round_trips: list[float]
+    handling: list[float]
+    writes: list[float]
+    """Seconds each `record_decision` took (the group-committed durable write)."""
+    transactions: int
+    strikes: int
+    bot_problems: list[str]
+    records: dict[int, Record]
+    """By seed."""
+
+
+# -- the database --------------------------------------------------------------------------------
+@contextmanager
+def throwaway_database() -> Iterator[tuple[str, str]]:
+    """(URL, where it lives) of a new, empty database, dropped afterwards."""
+    server = os.environ.get(services.ENV_DATABASE_URL)
+    where = f"ARENA_DATABASE_URL ({urlsplit(server).netloc})" if server else ""
+    if not server:
+        server = services.database_url()
+        where = f"embedded Postgres under {services.data_dir()}"
+    name = f"arena_bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlsplit(server)._replace(path=f"/{name}").geturl(), where
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+# -- over the wire -------------------------------------------------------------------------------
+@asynccontextmanager
+async def bot_process(
+    address: str, bots: list[tuple[str, int]]
+) -> AsyncIterator[Callable[[], Awaitable[dict[str, Any]]]]:
+    """The bots' child process, connected to `address`; yields a function that ends it."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--bot-worker",
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    child.stdin.write((json.dumps({"address": address, "bots": bots}) + "\n").encode())
+    await child.stdin.drain()
+    report: dict[str, Any] = {}
+
+    async def finish() -> dict[str, Any]:
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.close()
+        text = await asyncio.wait_for(child.stdout.read(), timeout=30)
+        await child.wait()
+        report.update(json.loads(text or b"{}"))
+        return report
+
+    try:
+        yield finish
+    finally:
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
+
+
+async def until_connected(api: arena_pb2_grpc.ArenaServiceStub, count: int) -> None:
+    """Wait until `count` bots have an open stream."""
+    for _ in range(600):
+        if len((await api.ListBots(arena_pb2.ListBotsRequest())).bots) >= count:
+            return
+        await asyncio.sleep(0.05)
+    raise TimeoutError(f"fewer than {count} bots connected within 30s")
+
+
+async def play_wire(
+    url: str, game: str, seats: int, batches: list[list[int]], options: dict[str, Any]
+) -> WireRun:
+    """Play each batch of seeds as concurrent matches against a real referee."""
+    db = await Database.open(url)
+    await db.migrate()
+    writes: list[float] = []
+    durable_write = db.record_decision
+
+    async def timed_write(row: DecisionRow) -> None:
+        began = time.perf_counter()
+        await durable_write(row)
+        writes.append(time.perf_counter() - began)
+
+    db.record_decision = timed_write  # type: ignore[method-assign,assignment]
+    config = RefereeConfig(
+        host="bench-referee",
+        admin_token=ADMIN,
+        reconnect_grace=5.0,
+        default_clock=CLOCK,
+        connect_timeout=30.0,
+    )
+    referee = Referee(db, config)
+    finished: dict[int, tuple[float, int]] = {}
+    """Match id -> (when it finished, strikes in it)."""
+    changed = asyncio.Event()
+
+    def on_finish(runner: MatchRunner) -> None:
+        finished[runner.match_id] = (time.perf_counter(), sum(s.strikes for s in runner.seats))
+        changed.set()
+
+    referee.on_finish.append(on_finish)
+    running: RunningServer = await create_server(referee, "127.0.0.1:0")
+    channel = grpc.aio.insecure_channel(running.address)
+    api = arena_pb2_grpc.ArenaServiceStub(channel)
+    try:
+        seats_of: dict[int, list[str]] = {}
+        plan: list[tuple[str, int]] = []
+        for seed in (s for batch in batches for s in batch):
+            names = [f"bench-{seed}-{seat}" for seat in range(seats)]
+            seats_of[seed] = names
+            for name in names:
+                reply = await api.RegisterBot(arena_pb2.RegisterBotRequest(name=name))
+                plan.append((reply.token, seed))
+        with recording_round_trips() as recorder:
+            async with bot_process(running.address, plan) as finish:
+                await until_connected(api, len(plan))
+                seconds = 0.0
+                match_of: dict[int, int] = {}
+                for batch in batches:
+                    began = time.perf_counter()
+                    matches = await asyncio.gather(
+                        *(create(api, game, seats_of[seed], seed, options) for seed in batch)
+                    )
+                    match_of.update(zip(batch, matches, strict=True))
+                    while True:
+                        changed.clear()
+                        if all(m in finished for m in matches):
+                            break
+                        await asyncio.wait_for(changed.wait(), timeout=600)
+                    seconds += max(finished[m][0] for m in matches) - began
+                report = await finish()
+        records = {seed: await db.record(match_id) for seed, match_id in match_of.items()}
+        transactions = db.writer.batches
+    finally:
+        await channel.close()
+        await running.stop(0.2)
+        await db.close()
+    return WireRun(
+        decisions=sum(len(r.moves) for r in records.values()),
+        seconds=seconds,
+        round_trips=recorder.samples,
+        handling=report.get("handling", []),
+        writes=writes,
+        transactions=transactions,
+        strikes=sum(s for _, s in finished.values()),
+        bot_problems=report.get("problems", []),
+        records=records,
+    )
+
+
+async def create(
+    api: arena_pb2_grpc.ArenaServiceStub,
+    game: str,
+    bots: list[str],
+    seed: int,
+    options: dict[str, Any],
+) -> int:
+    """Create one match as admin and return its id."""
+    request = arena_pb2.CreateMatchRequest(game=game, bots=bots, seed=seed)
+    request.options.update(options)
+    match = await api.CreateMatch(request, metadata=ADMIN_METADATA)
+    return int(match.match_id)
+
+
+# -- in process ----------------------------------------------------------------------------------
+def play_in_process(
+    game: str, seats: int, seeds: list[int], options: dict[str, Any], repeats: int = LOCAL_REPEATS
+) -> tuple[int, float, dict[int, Record]]:
+    """(decisions, median wall seconds of `repeats` runs, records by seed) of `play_local`."""
+    records: dict[int, Record] = {}
+    runs: list[float] = []
+    for _ in range(repeats):
+        began = time.perf_counter()
+        for seed in seeds:
+            records[seed] = play_local(game, [RandomStrategy()] * seats, seed, options).record
+        runs.append(time.perf_counter() - began)
+    return sum(len(r.moves) for r in records.values()), statistics.median(runs), records
+
+
+# -- report --------------------------------------------------------------------------------------
+def ms(seconds: float) -> str:
+    """Seconds as milliseconds, for the report."""
+    return f"{seconds * 1000:.2f} ms"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=8, help="concurrent matches (default 8)")
+    parser.add_argument("--seats", type=int, default=4, help="seats per match (default 4)")
+    parser.add_argument("--game", default="hart", help="the game (default hart)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="batches of concurrent matches, in a row (default 3)"
+    )
+    parser.add_argument("--bot-worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.bot_worker:
+        asyncio.run(bot_worker())
+        return 0
+
+    try:
+        engines.get(args.game).check_seats(args.seats)
+    except EngineError as exc:
+        parser.error(str(exc))
+    if args.matches < 1 or args.rounds < 1:
+        parser.error("--matches and --rounds must be at least 1")
+    options: dict[str, Any] = {}
+    seeds = [FIRST_SEED + i for i in range(args.matches * args.rounds)]
+    batches = [seeds[r * args.matches : (r + 1) * args.matches] for r in range(args.rounds)]
+    print(__doc__.split("\n\n")[0])
+    for paragraph in __doc__.split("\n\n")[1:3]:
+        print()
+        print(paragraph)
+    print()
+    print(
+        f"game {args.game}, {args.seats} seats, {args.matches} concurrent matches x "
+        f"{args.rounds} rounds = {len(seeds)} matches, seeds {seeds[0]}..{seeds[-1]}"
+    )
+
+    tally = LogTally()
+    logging.getLogger().addHandler(tally)
+    with throwaway_database() as (url, where):
+        print(f"database: a throwaway database on {where}")
+        wire = asyncio.run(play_wire(url, args.game, args.seats, batches, options))
+    local_decisions, local_seconds, local_records = play_in_process(
+        args.game, args.seats, seeds, options
+    )
+
+    same = sum(1 for s in seeds if wire.records[s].to_json() == local_records[s].to_json())
+    wire_rate = wire.decisions / wire.seconds
+    local_rate = local_decisions / local_seconds
+    print()
+    print(
+        f"over the wire: {wire.decisions:,} decisions in {wire.seconds:.2f}s = "
+        f"{wire_rate:,.0f} decisions/s ({wire.strikes} strikes)"
+    )
+    if wire.round_trips:
+        trips = wire.round_trips
+        print(
+            f"  round trip (referee-side, {len(trips):,} samples): p50 {ms(percentile(trips, 0.5))}"
+            f", p99 {ms(percentile(trips, 0.99))}, mean {ms(statistics.fmean(trips))}"
+        )
+    if wire.handling:
+        hand = wire.handling
+        print(
+            f"  of which the bots' own work (receive to answer): p50 {ms(percentile(hand, 0.5))}"
+            f", p99 {ms(percentile(hand, 0.99))}"
+        )
+    if wire.writes:
+        print(
+            f"  durable write per decision (group commit, {wire.transactions:,} transactions): "
+            f"p50 {ms(percentile(wire.writes, 0.5))}, p99 {ms(percentile(wire.writes, 0.99))}"
+        )
+    for problem in wire.bot_problems[:5]:
+        print(f"  bot problem: {problem}")
+    for message, count in tally.messages.most_common(5):
+        print(f"  referee log, {count:,} times: {message[:160]}")
+    print(
+        f"in process:    {local_decisions:,} decisions in {local_seconds:.2f}s = "
+        f"{local_rate:,.0f} decisions/s (play_local, one match after another, "
+        f"median of {LOCAL_REPEATS} runs)"
+    )
+    print(f"same moves in both: {same} of {len(seeds)} matches")
+    print()
+    print(
+        f"Ratio: over the wire / in process = {wire_rate / local_rate:.2f}x decisions/s "
+        f"(in process is {local_rate / wire_rate:.1f}x faster)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
