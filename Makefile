@@ -41,6 +41,8 @@ goldens: install  ## regenerate the golden replays under tests/goldens/
 bench: install  ## engine, referee and tournament benchmarks
 	$(BIN)/python -m pip install -q -e '.[bench]'
 	$(BIN)/python bench/engines.py
+	$(BIN)/python bench/referee.py
+	$(BIN)/python bench/tournament.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache

@@ -69,6 +69,9 @@ class Stack:
         """Start everything and wait until the referee answers health checks."""
         c = self.config
         c.data_dir.mkdir(parents=True, exist_ok=True)
+        # Under root the embedded Postgres runs as an unprivileged user, which must be able to
+        # enter the folder (a fresh mkdtemp folder is 0700).
+        c.data_dir.chmod(c.data_dir.stat().st_mode | 0o711)
         self.services.start()
         try:
             self._spawn(

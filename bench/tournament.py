@@ -1,0 +1,125 @@
+"""Benchmark: a 64-bot, 6-round Swiss of Hart with instant bots on the real stack, and pairing.
+
+The stack is the one `arena up` runs: a referee, a Celery worker (prefork) and beat as processes,
+over a fresh embedded Postgres and Redis in a temporary folder (so every run starts empty). The 64 bots
+are instant random bots in this process, each on its own gRPC stream. It prints the tournament's
+wall time and matches per minute, and as the baseline measured in the same run, the same number of
+matches played in process with no network, storage or Celery (arena.local.play_local). Then it
+runs bench/pairing.py: the pairing time of 1,000 and 10,000 entrants against a plain fold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import grpc
+import pairing as pairing_bench
+
+from arena.bots.base import RandomStrategy
+from arena.clock import seconds, to_duration
+from arena.local import play_local
+from arena.sdk import StrategyBot
+from arena.stack import Stack, StackConfig
+from arena.tournament_cli import free_port
+from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+
+
+async def run_tournament(stack: Stack, bots: int, rounds: int) -> tuple[float, int]:
+    """Register and connect the bots, play the tournament; return (seconds, matches)."""
+    metadata = (("authorization", f"Bearer {stack.admin_token}"),)
+    async with grpc.aio.insecure_channel(stack.address) as channel:
+        api = arena_pb2_grpc.ArenaServiceStub(channel)
+        players = []
+        for i in range(bots):
+            reply = await api.RegisterBot(arena_pb2.RegisterBotRequest(name=f"instant-{i:02d}"))
+            players.append((StrategyBot("random", seed=i), reply.name, reply.token))
+        tasks = [asyncio.create_task(b.run_async(stack.address, t)) for b, _, t in players]
+        while len((await api.ListBots(arena_pb2.ListBotsRequest())).bots) < bots:
+            await asyncio.sleep(0.1)
+        request = arena_pb2.CreateTournamentRequest(
+            name="bench",
+            game="hart",
+            bots=[n for _, n, _ in players],
+            table_size=4,
+            rounds=rounds,
+            seed=1,
+            clock=common_pb2.Clock(per_decision=to_duration(seconds(5))),
+        )
+        tournament = await api.CreateTournament(request, metadata=metadata)
+        get = arena_pb2.GetTournamentRequest(tournament_id=tournament.tournament_id)
+        while (await api.GetTournament(get)).status != arena_pb2.TOURNAMENT_STATUS_RUNNING:
+            await asyncio.sleep(0.05)
+        began = time.perf_counter()
+        while (t := await api.GetTournament(get)).status != arena_pb2.TOURNAMENT_STATUS_FINISHED:
+            await asyncio.sleep(0.1)
+        wall = time.perf_counter() - began
+        matches = len(
+            (await api.ListMatches(arena_pb2.ListMatchesRequest(game="hart", limit=500))).matches
+        )
+        for bot, _, _ in players:
+            bot.stop()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    del t
+    return wall, matches
+
+
+def in_process(matches: int) -> float:
+    """Seconds to play `matches` 4-seat Hart matches in process between random strategies."""
+    began = time.perf_counter()
+    for seed in range(matches):
+        play_local("hart", [RandomStrategy() for _ in range(4)], seed)
+    return time.perf_counter() - began
+
+
+def main() -> None:
+    """Print the tournament figures, the in-process baseline, then the pairing benchmark."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--bots", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--concurrency", type=int, default=16)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        config = StackConfig(
+            data_dir=Path(tmp),
+            port=free_port(),
+            referee_metrics_port=free_port(),
+            worker_metrics_port=free_port(),
+            beat_metrics_port=free_port(),
+            concurrency=args.concurrency,
+            logs_to_files=True,
+        )
+        os.environ.setdefault("ARENA_BEAT_EVERY", "0.5")
+        for name in ("ARENA_DATABASE_URL", "ARENA_REDIS_URL"):  # a fresh, empty stack
+            os.environ.pop(name, None)
+        with Stack(config) as stack, contextlib.ExitStack():
+            wall, matches = asyncio.run(run_tournament(stack, args.bots, args.rounds))
+    local = in_process(matches)
+    print(
+        f"Swiss of Hart: {args.bots} instant bots, {args.rounds} rounds, 4-seat tables, "
+        f"worker concurrency {args.concurrency}"
+    )
+    print(
+        f"  tournament wall time   {wall:8.1f} s for {matches} matches "
+        f"= {matches / wall * 60:7.1f} matches/min"
+    )
+    print(
+        f"  in process (baseline)  {local:8.1f} s for {matches} matches "
+        f"= {matches / local * 60:7.1f} matches/min"
+    )
+    print(f"  ratio tournament/in-process throughput: {local / wall:.2f}")
+    print()
+    pairing_bench.main()
+
+
+if __name__ == "__main__":
+    main()
