@@ -130,15 +130,12 @@ class Stack:
             raise
 
     def _spawn(self, name: str, args: Sequence[str], env: dict[str, str] | None = None) -> None:
-        metrics_dir = self.config.data_dir / "metrics" / name
-        metrics_dir.mkdir(parents=True, exist_ok=True)
-        child_env = {
-            **os.environ,
-            **self.environ(),
-            **self.config.extra_env,
-            **(env or {}),
-            "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
-        }
+        child_env = {**os.environ, **self.environ(), **self.config.extra_env, **(env or {})}
+        child_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        if name == "worker":  # prefork children merge their samples through this folder
+            metrics_dir = self.config.data_dir / "metrics" / name
+            metrics_dir.mkdir(parents=True, exist_ok=True)
+            child_env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
         with contextlib.ExitStack() as files:
             output = None
             if self.config.logs_to_files:

@@ -9,11 +9,16 @@ idempotent tasks make harmless.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 
-# Prefork children write their samples here (Prometheus multiprocess mode). It must be set before
-# prometheus_client is first imported, so before anything from arena.
-os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="arena-metrics-"))
+# Prefork children write their samples to one folder (Prometheus multiprocess mode), merged by the
+# worker's main process. It must be set before prometheus_client is first imported, so before
+# anything from arena. Beat is a single process and keeps ordinary in-memory metrics.
+if "beat" in sys.argv:
+    os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
+elif "worker" in sys.argv and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="arena-metrics-")
 
 from celery import Celery
 

@@ -1,11 +1,11 @@
 """Celery signal hooks: structured logs, task metrics, and the metrics endpoints.
 
 Metrics of prefork workers use Prometheus multiprocess mode: PROMETHEUS_MULTIPROC_DIR (set before
-the worker starts; `arena up` gives each process its own folder) holds every child's samples, and
+the worker starts; `arena up` gives each worker its own folder) holds every child's samples, and
 the worker's main process serves the merged view on ARENA_WORKER_METRICS_PORT (default 9102).
-Beat serves on ARENA_BEAT_METRICS_PORT (default 9103) the gauges it reads from Postgres and Redis
-every few seconds: tournaments by status, rounds in progress and their age, the queue length and
-the top ratings.
+Beat, a single process, keeps ordinary metrics and serves on ARENA_BEAT_METRICS_PORT (default
+9103) the gauges it reads from Postgres and Redis every few seconds: tournaments by status, rounds
+in progress and their age, the queue length and the top ratings.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from celery import signals
-from prometheus_client import CollectorRegistry, multiprocess, start_http_server
+from prometheus_client import REGISTRY, CollectorRegistry, multiprocess, start_http_server
 
 from arena import metrics
 from arena.logs import configure_logging
@@ -29,21 +29,25 @@ GAUGE_EVERY = float(os.environ.get("ARENA_GAUGE_EVERY", "5"))
 TOP_BOTS = 10
 
 
-def _serve_metrics(port_variable: str, default: int) -> None:
+def _serve_metrics(port_variable: str, default: int, merged: bool) -> None:
     port = int(os.environ.get(port_variable, str(default)))
     if port < 0:
         return
-    registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry)
+    registry = REGISTRY
+    if merged:
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
     start_http_server(port, registry=registry)
     log.info("metrics on port %s", port)
 
 
 def _clear_multiprocess_dir() -> None:
+    """Remove the samples of earlier runs (this process's own files are already in use)."""
     folder = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob("*.db"):
-        stale.unlink()
+        if not stale.stem.endswith(f"_{os.getpid()}"):
+            stale.unlink()
 
 
 @signals.setup_logging.connect
@@ -54,7 +58,7 @@ def _logging(**_: Any) -> None:
 @signals.worker_init.connect
 def _worker_metrics(**_: Any) -> None:
     _clear_multiprocess_dir()
-    _serve_metrics("ARENA_WORKER_METRICS_PORT", 9102)
+    _serve_metrics("ARENA_WORKER_METRICS_PORT", 9102, merged=True)
 
 
 @signals.worker_process_shutdown.connect
@@ -78,8 +82,7 @@ def _task_failed(exception: BaseException | None = None, **_: Any) -> None:
 
 @signals.beat_init.connect
 def _beat_metrics(**_: Any) -> None:
-    _clear_multiprocess_dir()
-    _serve_metrics("ARENA_BEAT_METRICS_PORT", 9103)
+    _serve_metrics("ARENA_BEAT_METRICS_PORT", 9103, merged=False)
     threading.Thread(target=_gauge_loop, name="arena-gauges", daemon=True).start()
 
 
