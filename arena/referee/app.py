@@ -11,6 +11,7 @@ from typing import Any
 
 import engines
 from arena.clock import Clock
+from arena.logs import log_context
 from arena.referee.bot_service import malformed
 from arena.referee.match import MatchRunner
 from arena.referee.sessions import Hub, Session
@@ -170,6 +171,10 @@ class Referee:
         return match_id
 
     async def _run(self, runner: MatchRunner) -> None:
+        with log_context(match_id=runner.match_id):
+            await self._play(runner)
+
+    async def _play(self, runner: MatchRunner) -> None:
         try:
             outcome = await runner.run()
             log.info(

@@ -49,8 +49,11 @@ class BotService(bot_pb2_grpc.BotServiceServicer):
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown bot token")
         assert bot is not None
         bot_id, bot_name = bot
+        ids = {"bot": bot_name, "bot_id": bot_id}
         session = self.referee.hub.connect(bot_id, bot_name)
-        log.info("bot %s (%s) connected: %s", bot_name, bot_id, first.hello.client or "?")
+        log.info(
+            "bot %s (%s) connected: %s", bot_name, bot_id, first.hello.client or "?", extra=ids
+        )
         resume = self.referee.resume_messages(bot_id)
         welcome = bot_pb2.Welcome(
             bot_id=bot_id,
@@ -69,7 +72,7 @@ class BotService(bot_pb2_grpc.BotServiceServicer):
         finally:
             reader.cancel()
             self.referee.hub.disconnect(session)
-            log.info("bot %s (%s) disconnected", bot_name, bot_id)
+            log.info("bot %s (%s) disconnected", bot_name, bot_id, extra=ids)
 
     async def _read(
         self, session: Session, request_iterator: AsyncIterator[bot_pb2.BotMessage]

@@ -330,9 +330,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 for k, v in options.items()
             }
             starts = (
-                request.starts_at.ToDatetime(tzinfo=UTC)
-                if request.HasField("starts_at")
-                else None
+                request.starts_at.ToDatetime(tzinfo=UTC) if request.HasField("starts_at") else None
             )
             tournament_id = await tournaments.create_tournament(
                 self.db,

@@ -426,17 +426,18 @@ class HartEvent(_message.Message):
     CHOOSER_FIELD_NUMBER: _builtins.int
     CAP_FIELD_NUMBER: _builtins.int
     HELD_FIELD_NUMBER: _builtins.int
+    COUNTS_FIELD_NUMBER: _builtins.int
     number: _builtins.int
     """The decision that produced it; -1 at setup."""
     kind: _builtins.str
     """What happened: setup, reshuffle, deal, draw, turn, pack, declare, pass, inspect, offer,
-    no_deal, bribe, open, seize, seized, stow, keep, kept, sell, round_end, poorest, appoint,
+    no_deal, bribe, open, seize, seized, stow, keep, sell, round_end, poorest, appoint,
     final_sale or game_over.
     """
     first_sheriff: _builtins.int
     """setup: the first sheriff."""
     count: _builtins.int
-    """reshuffle, deal, pack, declare, stow, keep: a number of cards."""
+    """reshuffle, pack, declare, keep: a number of cards."""
     seat: _builtins.int
     """The seat the event is about."""
     round: _builtins.int
@@ -479,7 +480,7 @@ class HartEvent(_message.Message):
 
     @_builtins.property
     def goods(self) -> _containers.RepeatedScalarFieldContainer[Global___HartGood.ValueType]:
-        """draw, open, seized, kept, sell: the cards concerned."""
+        """draw, open, seized, sell: the cards concerned."""
 
     @_builtins.property
     def kept(self) -> _containers.RepeatedScalarFieldContainer[Global___HartGood.ValueType]:
@@ -508,6 +509,10 @@ class HartEvent(_message.Message):
     @_builtins.property
     def held(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """final_sale: cards of the good held per seat."""
+
+    @_builtins.property
+    def counts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """deal: cards dealt to each seat; stow: cards of each unopened suitcase that go behind it."""
 
     def __init__(
         self,
@@ -543,10 +548,11 @@ class HartEvent(_message.Message):
         chooser: _builtins.int | None = ...,
         cap: _builtins.int | None = ...,
         held: _abc.Iterable[_builtins.int] | None = ...,
+        counts: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_amount", b"_amount", "_cap", b"_cap", "_chooser", b"_chooser", "_compensation", b"_compensation", "_control", b"_control", "_count", b"_count", "_declared_count", b"_declared_count", "_declared_good", b"_declared_good", "_first_sheriff", b"_first_sheriff", "_good", b"_good", "_income", b"_income", "_penalty_due", b"_penalty_due", "_penalty_paid", b"_penalty_paid", "_returned_count", b"_returned_count", "_round", b"_round", "_seat", b"_seat", "_sheriff", b"_sheriff", "_step", b"_step", "_taken_count", b"_taken_count", "_turn", b"_turn", "amount", b"amount", "cap", b"cap", "chooser", b"chooser", "compensation", b"compensation", "control", b"control", "count", b"count", "declared_count", b"declared_count", "declared_good", b"declared_good", "first_sheriff", b"first_sheriff", "good", b"good", "income", b"income", "penalty_due", b"penalty_due", "penalty_paid", b"penalty_paid", "returned_count", b"returned_count", "round", b"round", "seat", b"seat", "sheriff", b"sheriff", "step", b"step", "taken_count", b"taken_count", "turn", b"turn"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_amount", b"_amount", "_cap", b"_cap", "_chooser", b"_chooser", "_compensation", b"_compensation", "_control", b"_control", "_count", b"_count", "_declared_count", b"_declared_count", "_declared_good", b"_declared_good", "_first_sheriff", b"_first_sheriff", "_good", b"_good", "_income", b"_income", "_penalty_due", b"_penalty_due", "_penalty_paid", b"_penalty_paid", "_returned_count", b"_returned_count", "_round", b"_round", "_seat", b"_seat", "_sheriff", b"_sheriff", "_step", b"_step", "_taken_count", b"_taken_count", "_turn", b"_turn", "amount", b"amount", "cap", b"cap", "chooser", b"chooser", "compensation", b"compensation", "control", b"control", "count", b"count", "declared_count", b"declared_count", "declared_good", b"declared_good", "discarded", b"discarded", "first_sheriff", b"first_sheriff", "good", b"good", "goods", b"goods", "held", b"held", "income", b"income", "incomes", b"incomes", "kept", b"kept", "kind", b"kind", "money", b"money", "number", b"number", "penalty_due", b"penalty_due", "penalty_paid", b"penalty_paid", "returned", b"returned", "returned_count", b"returned_count", "round", b"round", "seat", b"seat", "seats", b"seats", "sheriff", b"sheriff", "step", b"step", "taken", b"taken", "taken_count", b"taken_count", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_amount", b"_amount", "_cap", b"_cap", "_chooser", b"_chooser", "_compensation", b"_compensation", "_control", b"_control", "_count", b"_count", "_declared_count", b"_declared_count", "_declared_good", b"_declared_good", "_first_sheriff", b"_first_sheriff", "_good", b"_good", "_income", b"_income", "_penalty_due", b"_penalty_due", "_penalty_paid", b"_penalty_paid", "_returned_count", b"_returned_count", "_round", b"_round", "_seat", b"_seat", "_sheriff", b"_sheriff", "_step", b"_step", "_taken_count", b"_taken_count", "_turn", b"_turn", "amount", b"amount", "cap", b"cap", "chooser", b"chooser", "compensation", b"compensation", "control", b"control", "count", b"count", "counts", b"counts", "declared_count", b"declared_count", "declared_good", b"declared_good", "discarded", b"discarded", "first_sheriff", b"first_sheriff", "good", b"good", "goods", b"goods", "held", b"held", "income", b"income", "incomes", b"incomes", "kept", b"kept", "kind", b"kind", "money", b"money", "number", b"number", "penalty_due", b"penalty_due", "penalty_paid", b"penalty_paid", "returned", b"returned", "returned_count", b"returned_count", "round", b"round", "seat", b"seat", "seats", b"seats", "sheriff", b"sheriff", "step", b"step", "taken", b"taken", "taken_count", b"taken_count", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__amount: _TypeAlias = _typing.Literal["amount"]  # noqa: Y015
     _WhichOneofArgType__amount: _TypeAlias = _typing.Literal["_amount", b"_amount"]  # noqa: Y015
@@ -638,6 +644,26 @@ class HartView(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     @_typing.final
+    class DiscardEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
     class SaleCapsEntry(_message.Message):
         DESCRIPTOR: _descriptor.Descriptor
 
@@ -704,8 +730,8 @@ class HartView(_message.Message):
         """Seats inspected this turn."""
 
     @_builtins.property
-    def discard(self) -> _containers.RepeatedScalarFieldContainer[Global___HartGood.ValueType]:
-        """The face-up discard pile."""
+    def discard(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """The face-up discard pile: cards per good name."""
 
     @_builtins.property
     def sale_caps(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
@@ -745,7 +771,7 @@ class HartView(_message.Message):
         traders: _abc.Iterable[_builtins.int] | None = ...,
         selected: _abc.Iterable[_builtins.int] | None = ...,
         deck: _builtins.int = ...,
-        discard: _abc.Iterable[Global___HartGood.ValueType] | None = ...,
+        discard: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
         sale_caps: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
         options: Global___HartOptions | None = ...,
         players: _abc.Iterable[Global___HartPlayer] | None = ...,

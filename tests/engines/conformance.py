@@ -119,12 +119,16 @@ def play_checked(
         assert decision.number == number, "decision numbers count up from 0"
         assert decision.seats, "a decision names at least one seat"
         assert decision.seats <= set(range(seats))
-        for viewer in [*range(seats), None]:
-            json.dumps(rules.dump_observation(rules.observe(state, viewer)))
         joint = random_joint(rules, state, seed, number)
-        for seat in decision.seats:
-            check_space(rules, state, seat, check_rng)
-        if deep:
+        if not deep:  # every seed: each deciding seat has a legal default; played actions parse
+            for seat, action in joint.items():
+                space = rules.legal_actions(state, seat)
+                assert space.default() in space and action in space
+        if deep:  # the first seeds: every view, every listed action, no leaks, no mutation
+            for viewer in [*range(seats), None]:
+                json.dumps(rules.dump_observation(rules.observe(state, viewer)))
+            for seat in decision.seats:
+                check_space(rules, state, seat, check_rng)
             check_no_leak(rules, state, seats, check_rng, tally)
             outsider = next((s for s in range(seats) if s not in decision.seats), None)
             if outsider is not None:
@@ -141,7 +145,10 @@ def play_checked(
             assert state == before, "apply mutated its input"
         else:
             after = advance(rules, state, decision, joint, seed)
-        moves.append({seat: rules.dump_action(a) for seat, a in joint.items()})
+        # The record holds the wire form: replaying it below round-trips every played action.
+        moves.append(
+            {seat: json.loads(json.dumps(rules.dump_action(a))) for seat, a in joint.items()}
+        )
         state = after
     else:
         pytest.fail(f"{rules.name} did not end within {MAX_DECISIONS} decisions")

@@ -14,7 +14,7 @@ from tests.engines.conformance import Tally, play_checked
 
 SEEDS = int(os.environ.get("ARENA_CONFORMANCE_SEEDS", "200"))
 """Seeds per (game, seat count, preset). The first DEEP_SEEDS get the expensive checks."""
-DEEP_SEEDS = int(os.environ.get("ARENA_CONFORMANCE_DEEP_SEEDS", "12"))
+DEEP_SEEDS = int(os.environ.get("ARENA_CONFORMANCE_DEEP_SEEDS", "20"))
 PRESET_SEEDS = int(os.environ.get("ARENA_CONFORMANCE_PRESET_SEEDS", "40"))
 """Seeds per (game, seat count) for each non-default preset (variants)."""
 

@@ -1,0 +1,180 @@
+"""The state of a Hart an der Grenze match: immutable values, replaced wholesale at every step."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from engines.api import Json, Seat
+from engines.events import Event
+from engines.hart.goods import EMPTY, Bag, Good
+
+ROUNDS = 3
+HAND_SIZE = 5
+MAX_PACK = 5
+KEEP_PER_ROUND = 3
+START_MONEY = 30
+EXTRA_CONTROL_SEATS = 5
+"""Extra control tokens are in play only with this many seats or more."""
+
+
+class Phase(enum.Enum):
+    """What the match is waiting for; also the label of the decision."""
+
+    PACK = "pack"
+    DECLARE = "declare"
+    INSPECT = "inspect"
+    BRIBE = "bribe"
+    EXTRA_CONTROL = "extra_control"
+    SEIZE = "seize"
+    KEEP = "keep"
+    APPOINT = "appoint"
+    OVER = "over"
+
+
+class Control(enum.Enum):
+    """Which check a negotiation belongs to."""
+
+    INSPECTION = "inspection"
+    EXTRA_CONTROL = "extra_control"
+
+
+class TieRule(enum.Enum):
+    """Who settles a tie for poorest at a round's end."""
+
+    EN = "en"
+    """The English rulebook: the tied player first clockwise from the last sheriff picks."""
+    ZH = "zh"
+    """The Chinese summary: the player left of the last sheriff becomes sheriff."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The resolved options of a match."""
+
+    strict_count: bool = False
+    """H2: no compensation when the declared count differs from the suitcase size."""
+    tie_rule: TieRule = TieRule.EN
+    """H12: how a tie for poorest is settled."""
+    max_offers: int = 3
+    """Bribe proposals each side may make in one negotiation."""
+
+    @staticmethod
+    def from_options(options: Mapping[str, object]) -> Config:
+        """Build from options already checked by `Rules.resolve_options`."""
+        return Config(
+            strict_count=bool(options.get("strict_count", False)),
+            tie_rule=TieRule(str(options.get("next_sheriff_tie", "en"))),
+            max_offers=int(str(options.get("max_offers", 3))),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """What a trader announced: `count` cards of the legal good `good`."""
+
+    count: int
+    good: Good
+
+
+@dataclass(frozen=True, slots=True)
+class Negotiation:
+    """A bribe negotiation between the sheriff and the trader it inspects."""
+
+    seat: Seat
+    """The inspected trader."""
+    control: Control
+    offers: tuple[tuple[Seat, int], ...] = ()
+    """Every proposal so far as (who, amount), oldest first."""
+
+    def count_by(self, seat: Seat) -> int:
+        """How many proposals `seat` has made."""
+        return sum(1 for who, _ in self.offers if who == seat)
+
+    def last(self) -> tuple[Seat, int] | None:
+        """The standing proposal, if any."""
+        return self.offers[-1] if self.offers else None
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """Everything one seat owns."""
+
+    money: int = START_MONEY
+    hand: Bag = EMPTY
+    suitcase: Bag = EMPTY
+    declaration: Declaration | None = None
+    behind: Bag = EMPTY
+    """Goods brought across the border this round, face down behind the suitcase."""
+    under: Bag = EMPTY
+    """Goods kept for the end-of-game sale, face down under the suitcase."""
+    seizure_token: bool = True
+    extra_control_token: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HartState:
+    """A whole match at one decision."""
+
+    config: Config
+    number: int
+    """The number of the next decision."""
+    phase: Phase
+    round: int
+    """0, 1, 2."""
+    turn: int
+    """The turn within the round, 0-based."""
+    sheriff: Seat
+    players: tuple[Player, ...]
+    deck: tuple[Good, ...]
+    """The draw pile, top card first."""
+    discard: Bag
+    """The face-up discard pile."""
+    traders: tuple[Seat, ...] = ()
+    """The seats that packed this turn, in declaration order (clockwise from the sheriff)."""
+    selected: tuple[Seat, ...] = ()
+    """Seats inspected this turn (opened or bribed), in order."""
+    negotiation: Negotiation | None = None
+    queue: tuple[Seat, ...] = ()
+    """Seats still to act in a sequential phase (declare, keep), next first; the appointer."""
+    last_sheriff: Seat | None = None
+    """The sheriff of the last turn, while a round is being closed."""
+    log: tuple[Event, ...] = ()
+    last_seen: tuple[int, ...] = ()
+    """Per seat, the number of the last decision it answered (-1 before its first)."""
+
+    @property
+    def seats(self) -> int:
+        """The number of seats."""
+        return len(self.players)
+
+    @property
+    def turns_per_round(self) -> int:
+        """Every seat is sheriff once per round, twice with three seats."""
+        return 2 * self.seats if self.seats == 3 else self.seats
+
+    def player(self, seat: Seat) -> Player:
+        """The player in `seat`."""
+        return self.players[seat]
+
+    def with_player(self, seat: Seat, **changes: object) -> HartState:
+        """This state with some fields of one player changed."""
+        players = list(self.players)
+        players[seat] = replace(players[seat], **changes)  # type: ignore[arg-type]
+        return replace(self, players=tuple(players))
+
+    def emit(self, kind: str, audience: tuple[Seat, ...] | None = None, **data: Json) -> HartState:
+        """This state with one more event, produced by the current decision."""
+        return replace(self, log=(*self.log, Event.make(self.number, kind, audience, **data)))
+
+    def clockwise(self, start: Seat) -> tuple[Seat, ...]:
+        """Every seat once, clockwise, starting at `start`."""
+        return tuple((start + i) % self.seats for i in range(self.seats))
+
+    def total_cards(self) -> Bag:
+        """Every card in the match, wherever it is (always the full deck)."""
+        total = Bag.of(self.deck) + self.discard
+        for p in self.players:
+            total = total + p.hand + p.suitcase + p.behind + p.under
+        return total

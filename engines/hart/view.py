@@ -1,0 +1,169 @@
+"""What each seat may know: its view, the public view, and re-dealing the unknown (scramble)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TypeVar
+
+from engines.api import Json, Seat
+from engines.events import Event, visible
+from engines.hart.goods import GOODS, SALE_CAPS, Bag
+from engines.hart.state import ROUNDS, HartState, Phase, Player
+from engines.rng import Rng
+
+T = TypeVar("T")
+
+_NAMES: tuple[str, ...] = tuple(good.value for good in GOODS)
+
+
+def acting(state: HartState) -> tuple[Seat, ...]:
+    """The seats that must answer now, sorted."""
+    phase = state.phase
+    if phase is Phase.OVER:
+        return ()
+    if phase is Phase.PACK:
+        return tuple(sorted(state.traders))
+    if phase in (Phase.DECLARE, Phase.KEEP, Phase.APPOINT):
+        return state.queue[:1]
+    if phase is Phase.BRIBE:
+        talk = state.negotiation
+        assert talk is not None
+        last = talk.last()
+        if last is None or last[0] == state.sheriff:
+            return (talk.seat,)
+        return (state.sheriff,)
+    return (state.sheriff,)
+
+
+def _player(p: Player, seat: Seat) -> dict[str, Json]:
+    decl = p.declaration
+    return {
+        "seat": seat,
+        "money": p.money,
+        "hand": len(p.hand),
+        "suitcase": len(p.suitcase),
+        "declaration": None if decl is None else {"count": decl.count, "good": decl.good.value},
+        "behind": len(p.behind),
+        "under": len(p.under),
+        "seizure_token": p.seizure_token,
+        "extra_control_token": p.extra_control_token,
+    }
+
+
+def _event(event: Event) -> dict[str, Json]:
+    """An event's wire form with its lists copied, so no caller can reach into the state's log."""
+    out: dict[str, Json] = {"number": event.number, "kind": event.kind}
+    for key, value in event.data:  # event data is flat: scalars and lists of scalars
+        out[key] = list(value) if isinstance(value, list) else value
+    return out
+
+
+def observe(state: HartState, viewer: Seat | None) -> dict[str, Json]:
+    """The view of `viewer` in its wire form (documented in `engines.hart.wire`), built fresh.
+
+    Everything public, plus the viewer's own cards and the events it may see since it last
+    decided; the public view (viewer None) has no cards and the events of the last decision.
+    """
+    config = state.config
+    bribe: Json = None
+    talk = state.negotiation
+    if talk is not None:
+        bribe = {
+            "seat": talk.seat,
+            "sheriff": state.sheriff,
+            "control": talk.control.value,
+            "offers": [{"seat": s, "amount": a} for s, a in talk.offers],
+            "trader_offers_left": config.max_offers - talk.count_by(talk.seat),
+            "sheriff_offers_left": config.max_offers - talk.count_by(state.sheriff),
+        }
+    me: Json = None
+    if viewer is not None:
+        own = state.players[viewer]
+        me = {
+            "hand": own.hand.names(),
+            "suitcase": own.suitcase.names(),
+            "behind": own.behind.names(),
+            "under": own.under.names(),
+        }
+    since = state.last_seen[viewer] if viewer is not None else state.number - 1
+    return {
+        "viewer": viewer,
+        "phase": state.phase.value,
+        "round": state.round + 1,
+        "rounds": ROUNDS,
+        "turn": state.turn + 1,
+        "turns_per_round": state.turns_per_round,
+        "sheriff": state.sheriff,
+        "to_act": list(acting(state)),
+        "traders": list(state.traders),
+        "selected": list(state.selected),
+        "deck": len(state.deck),
+        "discard": dict(zip(_NAMES, state.discard.counts, strict=True)),
+        "sale_caps": dict(zip(_NAMES, SALE_CAPS[state.seats], strict=True)),
+        "options": {
+            "strict_count": config.strict_count,
+            "next_sheriff_tie": config.tie_rule.value,
+            "max_offers": config.max_offers,
+        },
+        "players": [_player(p, seat) for seat, p in enumerate(state.players)],
+        "bribe": bribe,
+        "me": me,
+        "events": [_event(e) for e in visible(state.log, viewer, since)],
+    }
+
+
+def scramble(state: HartState, viewer: Seat | None, rng: Rng) -> HartState:
+    """Re-deal every card `viewer` cannot see (other hands, suitcases, piles; the deck order).
+
+    Sizes stay as they were, so every public count is kept. Past events are not re-dealt: they
+    are what the viewer saw, and they live in the log, not in the card zones.
+    """
+    others = [s for s in range(state.seats) if s != viewer]
+    hidden = Bag.of(state.deck)
+    for seat in others:
+        p = state.players[seat]
+        hidden = hidden + p.hand + p.suitcase + p.behind + p.under
+    pool = shuffle([k for k, n in enumerate(hidden.counts) for _ in range(n)], rng)
+    at = 0
+
+    def take(size: int) -> Bag:
+        nonlocal at
+        part = pool[at : at + size]
+        at += size
+        return Bag(tuple(part.count(k) for k in range(len(GOODS))))
+
+    players = list(state.players)
+    for seat in others:
+        p = players[seat]
+        players[seat] = replace(
+            p,
+            hand=take(len(p.hand)),
+            suitcase=take(len(p.suitcase)),
+            behind=take(len(p.behind)),
+            under=take(len(p.under)),
+        )
+    deck = tuple(GOODS[k] for k in pool[at:])
+    return replace(state, players=tuple(players), deck=deck)
+
+
+def shuffle(items: Sequence[T], rng: Rng) -> list[T]:
+    """A uniform Fisher-Yates shuffle drawing several swap indices from one `below` call.
+
+    The mixed-radix digits of one uniform draw below n(n-1)...(n-k+1) are k uniform, independent
+    swap indices, so this is exactly as uniform as one draw per swap, at a fraction of the cost.
+    """
+    out = list(items)
+    i = len(out) - 1
+    while i > 0:
+        radix: list[int] = []
+        span = 1
+        while i - len(radix) > 0 and span < 1 << 60:
+            radix.append(i - len(radix) + 1)
+            span *= radix[-1]
+        draw = rng.below(span)
+        for size in radix:
+            draw, j = divmod(draw, size)
+            out[i], out[j] = out[j], out[i]
+            i -= 1
+    return out

@@ -1,0 +1,1 @@
+"""Tests of Hart an der Grenze: rules, wire forms, invariants, bots."""

@@ -1,0 +1,102 @@
+"""Helpers that build Hart an der Grenze states directly and play scripted turns on them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from engines import HashRng
+from engines.events import Event
+from engines.hart import HartRules
+from engines.hart.actions import Action, Declare, Pack
+from engines.hart.goods import Bag, Good
+from engines.hart.state import HartState, Phase
+from engines.replay import start
+
+RULES = HartRules()
+J, M, S = Good.JUG, Good.MARACAS, Good.SOMBRERO
+C, T, X = Good.CIGAR, Good.TEQUILA, Good.STATUE
+
+
+def at_pack(
+    seats: int = 4,
+    sheriff: int = 0,
+    hands: Mapping[int, Sequence[Good]] | None = None,
+    money: Mapping[int, int] | None = None,
+    options: Mapping[str, object] | None = None,
+    seed: int = 0,
+) -> HartState:
+    """Turn 1 of a fresh match, waiting for the packing, with the hands and money given.
+
+    Cards for the hands are taken out of the draw pile, so all 139 cards stay accounted for.
+    """
+    state = start(RULES, seats, dict(options or {}), seed)
+    pool = list(state.deck) + [g for p in state.players for g in p.hand]
+    players = list(state.players)
+    wanted = dict(hands or {})
+    for seat in range(seats):
+        hand = list(wanted.get(seat, ()))
+        for good in hand:
+            pool.remove(good)
+        players[seat] = replace(players[seat], hand=Bag.of(hand))
+    for seat in range(seats):  # seats not named get 5 cards off the top
+        if seat not in wanted:
+            players[seat] = replace(players[seat], hand=Bag.of(pool[:5]))
+            pool = pool[5:]
+    for seat, amount in (money or {}).items():
+        players[seat] = replace(players[seat], money=amount)
+    order = [(sheriff + i) % seats for i in range(1, seats)]
+    traders = tuple(s for s in order if len(players[s].hand))
+    return replace(
+        state,
+        players=tuple(players),
+        deck=tuple(pool),
+        sheriff=sheriff,
+        traders=traders,
+        phase=Phase.PACK,
+        log=(),
+    )
+
+
+def act(state: HartState, joint: Mapping[int, Action], rng_seed: int = 0) -> HartState:
+    """Apply one joint action through the full legality checks."""
+    return RULES.apply(state, dict(joint), HashRng(rng_seed, f"test:{state.number}"))
+
+
+def solo(state: HartState, action: Action) -> HartState:
+    """Apply the action of the single seat deciding now."""
+    decision = RULES.decision(state)
+    assert decision is not None and len(decision.seats) == 1, decision
+    (seat,) = decision.seats
+    return act(state, {seat: action})
+
+
+def pack_and_declare(
+    state: HartState,
+    suitcases: Mapping[int, Sequence[Good]],
+    declarations: Mapping[int, tuple[int, Good]],
+) -> HartState:
+    """Pack the given suitcases (others pack their first card) and declare (others: honest-ish)."""
+    decision = RULES.decision(state)
+    assert decision is not None and decision.label == "pack"
+    joint: dict[int, Action] = {}
+    for seat in decision.seats:
+        goods = suitcases.get(seat)
+        joint[seat] = (
+            Pack(Bag.of(goods)) if goods is not None else RULES.legal_actions(state, seat).default()
+        )
+    state = act(state, joint)
+    while state.phase is Phase.DECLARE:
+        seat = state.queue[0]
+        if seat in declarations:
+            count, good = declarations[seat]
+            action: Action = Declare(count, good)
+        else:
+            action = RULES.legal_actions(state, seat).default()
+        state = solo(state, action)
+    return state
+
+
+def new_events(before: HartState, after: HartState) -> list[Event]:
+    """The events produced by the decision that led from `before` to `after`."""
+    return [e for e in after.log if e.number >= before.number]
