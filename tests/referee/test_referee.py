@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import timedelta
 
 import grpc
@@ -67,6 +68,7 @@ def test_full_hart_match_with_a_bot_in_a_subprocess(fresh_database_url: str) -> 
                     await _connected(server.address, 4)
                     match_id = await create_match(server.address, "hart", names, seed=11)
                     match = await wait_finished(server.address, match_id)
+                    await _until(lambda: all(b.finished for b in bots))
             finally:
                 process.terminate()
                 _, err = process.communicate(timeout=10)
@@ -81,6 +83,15 @@ def test_full_hart_match_with_a_bot_in_a_subprocess(fresh_database_url: str) -> 
             await _replay_matches(fresh_database_url, match_id, match)
 
     asyncio.run(scenario())
+
+
+async def _until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Wait until `condition()` holds (MatchEnd follows the stored result by a moment)."""
+    for _ in range(int(timeout / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    raise TimeoutError("condition not reached")
 
 
 async def _connected(address: str, count: int) -> None:
@@ -219,6 +230,7 @@ def test_disconnect_and_reconnect_mid_match(fresh_database_url: str) -> None:
                 await asyncio.sleep(0.5)
                 second = asyncio.create_task(flaky.run_async(server.address, tokens[0]))
                 match = await wait_finished(server.address, match_id)
+                await _until(lambda: bool(flaky.finished))
                 flaky.stop()
                 await second
             seat = next(s for s in match.seats if s.bot == "flaky")
@@ -349,6 +361,7 @@ def test_two_matches_share_one_bot_stream_and_nothing_leaks(fresh_database_url: 
                 second = await create_match(server.address, "hart", names[::-1], seed=22)
                 for match_id in (first, second):
                     await wait_finished(server.address, match_id)
+                await _until(lambda: all(len(b.finished) == 2 for b in bots))
             for bot in bots:
                 assert {end.match_id for end in bot.finished} == {first, second}
             db = await Database.open(fresh_database_url)
@@ -401,6 +414,7 @@ def test_a_bot_that_never_connects_times_out_and_forfeits(fresh_database_url: st
                     request.connect_timeout.FromMilliseconds(100)
                     match = await api.CreateMatch(request, metadata=ADMIN_METADATA)
                 match = await wait_finished(server.address, match.match_id, timeout=60)
+                await _until(lambda: bool(bots[0].finished))
             absent = next(s for s in match.seats if s.bot == "absent")
             assert absent.forfeited and absent.strikes == 2 and absent.rank == 3
             assert all(end.results[0].rating_change != 0 for end in bots[0].finished)
