@@ -1,10 +1,10 @@
 """Benchmark: a 64-bot, 6-round Swiss of Hart with instant bots on the real stack, and pairing.
 
 The stack is the one `arena up` runs: a referee, a Celery worker (prefork) and beat as processes,
-over a fresh embedded Postgres and Redis in a temporary folder (so every run starts empty). The 64 bots
-are instant random bots in this process, each on its own gRPC stream. It prints the tournament's
-wall time and matches per minute, and as the baseline measured in the same run, the same number of
-matches played in process with no network, storage or Celery (arena.local.play_local). Then it
+over a fresh embedded Postgres and Redis in a temporary folder (so every run starts empty). The
+64 bots are instant random bots in this process, each on its own gRPC stream. It prints the
+tournament's wall time and matches per minute, and as the baseline measured in the same run, the
+same number of matches played in process with no network, storage or Celery (play_local). Then it
 runs bench/pairing.py: the pairing time of 1,000 and 10,000 entrants against a plain fold.
 """
 
