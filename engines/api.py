@@ -202,6 +202,11 @@ class Rules(ABC, Generic[S, A, O]):
     """The seat counts this game supports."""
     options_schema: ClassVar[tuple[Option, ...]] = ()
     """Every option with its type, default and a one-line description."""
+    presets: ClassVar[Mapping[str, Mapping[str, Json]]] = {}
+    """Named option sets (variants) that the conformance suite plays besides the defaults."""
+    conformance_options: ClassVar[Mapping[str, Json]] = {}
+    """Options that shorten random matches for the conformance suite, e.g. a lower turn cap;
+    a few seeds per seat count still play without them."""
 
     # -- options ----------------------------------------------------------------------------
     def resolve_options(self, options: Mapping[str, object] | None = None) -> dict[str, Json]:

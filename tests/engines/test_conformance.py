@@ -17,13 +17,15 @@ SEEDS = int(os.environ.get("ARENA_CONFORMANCE_SEEDS", "200"))
 DEEP_SEEDS = int(os.environ.get("ARENA_CONFORMANCE_DEEP_SEEDS", "20"))
 PRESET_SEEDS = int(os.environ.get("ARENA_CONFORMANCE_PRESET_SEEDS", "40"))
 """Seeds per (game, seat count) for each non-default preset (variants)."""
+FULL_LENGTH_SEEDS = 2
+"""Seeds after the deep ones that play without the game's `conformance_options`."""
 
 
 def _cases() -> list[Any]:
     cases = []
     for name in engines.names():
         rules = engines.get(name)
-        presets: dict[str, Any] = {"default": {}, **dict(getattr(rules, "presets", {}))}
+        presets: dict[str, Any] = {"default": {}, **dict(rules.presets)}
         for preset, options in presets.items():
             for seats in rules.seat_counts:
                 cases.append(
@@ -42,13 +44,16 @@ def test_random_play(game: str, seats: int, preset: str, options: dict[str, Any]
         pytest.skip(f"preset {preset} does not apply to {seats} seats")
     tally = Tally()
     finals = []
+    short = {**options, **rules.conformance_options}
     for seed in range(SEEDS if preset == "default" else PRESET_SEEDS):
+        full = DEEP_SEEDS <= seed < DEEP_SEEDS + FULL_LENGTH_SEEDS
+        played = options if full else short
         record, final = play_checked(
-            rules, seats, seed, options, deep=seed < DEEP_SEEDS, tally=tally
+            rules, seats, seed, played, deep=seed < DEEP_SEEDS, tally=tally
         )
         finals.append(rules.outcome(final))
         if seed < 3:  # the same seed and moves give the same match
-            again, final_again = play_checked(rules, seats, seed, options, deep=False)
+            again, final_again = play_checked(rules, seats, seed, played, deep=False)
             assert again == record and final_again == final
     assert tally.decisions > SEEDS, "matches this short test nothing"
     assert tally.scrambles_that_changed_state > 0, "scramble() never hid anything"
