@@ -57,4 +57,5 @@ def test_random_play(game: str, seats: int, preset: str, options: dict[str, Any]
             assert again == record and final_again == final
     assert tally.decisions > SEEDS, "matches this short test nothing"
     assert tally.scrambles_that_changed_state > 0, "scramble() never hid anything"
-    assert len({o.ranks for o in finals if o is not None}) > 1, "every seed gave the same ranks"
+    if seats > 1:
+        assert len({o.ranks for o in finals if o is not None}) > 1, "every seed gave the same ranks"

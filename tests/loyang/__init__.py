@@ -1,0 +1,1 @@
+"""Tests of At the Gates of Loyang: rules, data, wire forms, bots."""
