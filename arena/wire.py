@@ -6,6 +6,8 @@ Per-game protos mirror the engine's JSON, so one descriptor walk converts every 
 - a JSON string in an enum field is the enum value `<ENUM_NAME>_<STRING>` ("jug" in enum `Good` is
   `GOOD_JUG`), so the protos keep Buf's prefixed names while the JSON stays readable;
 - a JSON list nested in a list is a message whose name ends in `List`, holding one repeated field;
+- a list element that may be null is a message whose name ends in `Slot`, holding one field that
+  is unset for null;
 - JSON null is an unset field (`optional` for scalars).
 A key that the proto does not know is an error: `tests/test_wire.py` converts every view and
 action of random matches of every game both ways, so a proto that drifts from its engine fails.
@@ -45,6 +47,10 @@ def _is_wrapper(descriptor: Descriptor) -> bool:
     return descriptor.name.endswith("List") and len(descriptor.fields) == 1
 
 
+def _is_slot(descriptor: Descriptor) -> bool:
+    return descriptor.name.endswith("Slot") and len(descriptor.fields) == 1
+
+
 def _scalar_in(field: FieldDescriptor, value: Wire, path: str) -> Any:
     kind = field.type
     if kind == FieldDescriptor.TYPE_ENUM:
@@ -82,7 +88,9 @@ def _scalar_out(field: FieldDescriptor, value: Any) -> Wire:
 def fill(message: Message, value: Wire, path: str = "$") -> Message:
     """Fill `message` from the JSON object `value`; a mismatch raises `WireError` with its path."""
     descriptor = message.DESCRIPTOR
-    if _is_wrapper(descriptor) and not isinstance(value, dict):
+    if _is_slot(descriptor):
+        value = {} if value is None else {descriptor.fields[0].name: value}
+    elif _is_wrapper(descriptor) and not isinstance(value, dict):
         value = {descriptor.fields[0].name: value}
     if not isinstance(value, dict):
         raise WireError(f"{path}: expected an object for {descriptor.name}, got {value!r}")
@@ -146,7 +154,7 @@ def dump(message: Message) -> Wire:
             out[field.name] = None
         else:
             out[field.name] = _scalar_out(field, value)
-    if _is_wrapper(descriptor):
+    if _is_wrapper(descriptor) or _is_slot(descriptor):
         return out[descriptor.fields[0].name]
     return out
 
@@ -194,7 +202,7 @@ def action_json(action: common_pb2.GameAction) -> tuple[str, Wire]:
     kind = typed.WhichOneof(oneofs[0].name) if oneofs else None
     if kind is None:
         raise WireError(f"the typed {game} action sets no action")
-    body = dump(getattr(typed, kind))
+    body = {k: v for k, v in dump(getattr(typed, kind)).items() if v is not None}
     return game, {"type": kind, **body}
 
 

@@ -92,7 +92,7 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
         contenders = list(range(seats))
         while len(contenders) > 1:  # the highest roll starts; tied leaders roll again
             rolls = {s: sum(t.rng.roll(6, 2)) for s in contenders}
-            t.emit("first_player_roll", rolls=[{"seat": s, "total": r} for s, r in rolls.items()])
+            t.emit("first_player_roll", totals=[{"seat": s, "total": r} for s, r in rolls.items()])
             best = max(rolls.values())
             contenders = [s for s in contenders if rolls[s] == best]
         t.then(Task(Op.BEGIN_TURN, contenders[0]))

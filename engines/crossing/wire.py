@@ -30,7 +30,7 @@ Actions: one flat JSON object with a "type" key and snake_case keys, nothing els
     {"type": "pass"}                      declare (not the active seat: no Stop), yard, trade,
                                           connections, tower_target: decline
     {"type": "stop"}                      declare (not the active seat): play a Stop card
-    {"type": "roll", "crew": C, "villain": S|null, "engineer": B}
+    {"type": "roll", "crew": C, "villain": S|null, "engineer": B}   ("villain" may be left out)
                                           declare (the active seat): roll to move. crew:
                                           "slow" (1 Railroad Crew: one die), "reverse" (1 card:
                                           move counter-clockwise), "slow_reverse" (2 cards);
@@ -96,7 +96,7 @@ Observation (`observe` / `dump_observation`), the same keys for every viewer:
                   decision), each {number (the decision, -1 = setup), kind, ...fields}:
 
     turn {seat, turn, extra}              setup_roll {seat, die, car}
-    first_player_roll {rolls: [{seat, total}]}
+    first_player_roll {totals: [{seat, total}]}
     card_played {seat, card, why}         duel {why, attacker, defender, rolls: [a, d]}
     turn_lost {seat, by}                  engineer_declared {seat}   buys_instead {seat}
     rolled {seat, dice: [..], crew}       moved {seat, to, how: moved|roundhouse|control_tower}
@@ -206,6 +206,9 @@ Action = (
 
 E = TypeVar("E", Car, Crew, CrewMode)
 
+_NULLABLE: dict[str, tuple[str, ...]] = {"roll": ("villain",), "buy_cards": ("villain",)}
+"""Keys that may be left out, meaning null."""
+
 _KEYS: dict[str, tuple[str, ...]] = {
     "pass": (),
     "stop": (),
@@ -281,6 +284,8 @@ def parse_action(seat: Seat, wire: object) -> Action:
     if kind not in _KEYS:
         raise _fail(seat, f"unknown action type {kind!r}; known: {sorted(_KEYS)}")
     expected = {"type", *_KEYS[kind]}
+    # A missing "villain" means no Villain, as null does: typed clients leave unset fields out.
+    wire = {**{k: None for k in _NULLABLE.get(kind, ())}, **wire}
     missing = sorted(expected - set(wire))
     extra = sorted(set(wire) - expected)
     if missing or extra:

@@ -30,7 +30,7 @@ def active(state: object) -> int:
 
 def test_the_highest_roll_starts_and_play_goes_clockwise() -> None:
     state = begin(3, seed=5)
-    rolls = [e.to_json()["rolls"] for e in state.log if e.kind == "first_player_roll"]
+    rolls = [e.to_json()["totals"] for e in state.log if e.kind == "first_player_roll"]
     best = max(rolls[-1], key=lambda r: r["total"])
     assert active(state) == best["seat"]
     assert sum(1 for r in rolls[-1] if r["total"] == best["total"]) == 1
