@@ -420,3 +420,32 @@ def test_a_bot_that_never_connects_times_out_and_forfeits(fresh_database_url: st
             assert all(end.results[0].rating_change != 0 for end in bots[0].finished)
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "options"),
+    [("crossing", 3, {"turn_cap": 25}), ("loyang", 2, {}), ("loyang", 1, {})],
+)
+def test_full_match_of_every_game_over_the_wire(
+    fresh_database_url: str, game: str, seats: int, options: dict[str, object]
+) -> None:
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url) as server:
+            names = [f"{game}{i}" for i in range(seats)]
+            tokens = await _tokens(server.address, names)
+            bots = [RandomBot(seed=i) for i in range(seats)]
+            async with playing(list(zip(bots, tokens, strict=True)), server.address):
+                match_id = await create_match(server.address, game, names, seed=5, **options)
+                match = await wait_finished(server.address, match_id, timeout=120)
+                await _until(lambda: all(b.finished for b in bots))
+            assert all(s.strikes == 0 for s in match.seats)
+            assert all(not b.problems for b in bots)
+            assert all(r.view.WhichOneof("game") == game for b in bots for r in b.requests)
+            await _replay_matches(fresh_database_url, match_id, match)
+            db = await Database.open(fresh_database_url)
+            try:
+                _check_views(await db.record(match_id), match_id, bots)
+            finally:
+                await db.close()
+
+    asyncio.run(scenario())
