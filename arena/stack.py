@@ -206,6 +206,7 @@ class BotProcesses:
 
     address: str
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    logs: list[Path | None] = field(default_factory=list)
 
     def start(self, token: str, strategy: str, log_file: Path | None = None) -> None:
         """Start one `arena bot run` process."""
@@ -231,6 +232,16 @@ class BotProcesses:
                     start_new_session=True,
                 )
             )
+            self.logs.append(log_file)
+
+    def report(self) -> str:
+        """Which bot processes have exited, and the end of every bot's log."""
+        lines = []
+        for process, log_file in zip(self.processes, self.logs, strict=True):
+            state = "running" if process.poll() is None else f"exited {process.returncode}"
+            tail = log_file.read_text()[-400:].strip() if log_file and log_file.exists() else ""
+            lines.append(f"  bot pid {process.pid} {state}: {tail or '(no output)'}")
+        return "\n".join(lines)
 
     def stop(self) -> None:
         """Stop every bot process."""
@@ -243,6 +254,7 @@ class BotProcesses:
                 _signal_group(process, signal.SIGKILL)
                 process.wait(timeout=5)
         self.processes.clear()
+        self.logs.clear()
 
 
 @contextlib.contextmanager

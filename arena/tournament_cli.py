@@ -264,7 +264,10 @@ def demo(args: argparse.Namespace) -> int:
             for name, token in names:
                 strategy = "heuristic" if name.startswith("heuristic") else "random"
                 bots.start(token, strategy, data / "logs" / f"bot-{name}.log")
-            asyncio.run(_wait_bots(stack.address, len(names)))
+            try:
+                asyncio.run(_wait_bots(stack.address, len(names)))
+            except TimeoutError as exc:
+                raise SystemExit(f"arena demo: {exc}\n{bots.report()}") from None
             print(
                 f"  {len(names)} bot processes connected over gRPC "
                 f"({sum(n.startswith('heuristic') for n, _ in names)} heuristic, "
@@ -301,7 +304,7 @@ async def _register(address: str, count: int) -> list[tuple[str, str]]:
     return out
 
 
-async def _wait_bots(address: str, count: int, timeout: float = 60) -> None:
+async def _wait_bots(address: str, count: int, timeout: float = 120) -> None:
     async with grpc.aio.insecure_channel(address) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
         deadline = time.monotonic() + timeout
