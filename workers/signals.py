@@ -102,34 +102,18 @@ def publish_gauges() -> None:
     import redis
 
     from arena.services import database_url, redis_url
+    from arena.storage.sql import query
 
     with psycopg.connect(database_url(), connect_timeout=5) as conn:
-        counts = dict(
-            conn.execute(
-                "SELECT status::text, count(*) FROM tournaments GROUP BY status"
-            ).fetchall()
-        )
+        counts = dict(conn.execute(query("tournament_gauges")).fetchall())
         for status in ("scheduled", "running", "finished", "cancelled"):
             metrics.TOURNAMENTS.labels(status).set(counts.get(status, 0))
-        row = conn.execute(
-            "SELECT count(*), coalesce(max(extract(epoch FROM now() - r.started_at)), 0),"
-            " coalesce(max((t.clock ->> 'per_decision')::float * 400"
-            " + (t.clock ->> 'bank')::float * t.table_size), 0)"
-            " FROM rounds r JOIN tournaments t ON t.id = r.tournament_id"
-            " WHERE r.status <> 'finished' AND t.status = 'running'"
-        ).fetchone()
+        row = conn.execute(query("rounds_in_progress")).fetchone()
         assert row is not None
         metrics.ROUNDS_IN_PROGRESS.set(row[0])
         metrics.OLDEST_ROUND_AGE.set(float(row[1]))
         metrics.ROUND_EXPECTED.set(float(row[2]))
-        top = conn.execute(
-            "SELECT game, name, rating FROM ("
-            " SELECT r.game, b.name, r.rating,"
-            " row_number() OVER (PARTITION BY r.game ORDER BY r.rating DESC) AS place"
-            " FROM ratings r JOIN bots b ON b.id = r.bot_id) ranked"
-            " WHERE place <= %s",
-            (TOP_BOTS,),
-        ).fetchall()
+        top = conn.execute(query("top_ratings"), {"limit": TOP_BOTS}).fetchall()
     metrics.TOP_RATING.clear()
     for game, name, rating in top:
         metrics.TOP_RATING.labels(game, name).set(rating)

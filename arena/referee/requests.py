@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from datetime import timedelta
@@ -149,8 +148,3 @@ def problem(
             max_strikes=max_strikes,
         )
     )
-
-
-def dumps(value: Any) -> str:
-    """Canonical JSON text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))

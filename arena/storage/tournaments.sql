@@ -90,11 +90,6 @@ INSERT INTO byes (tournament_id, round_no, bot_id)
 VALUES (%(tournament_id)s, %(round_no)s, %(bot_id)s)
 ON CONFLICT DO NOTHING;
 
--- name: set_table_match
-UPDATE tournament_tables SET match_id = %(match_id)s
-WHERE tournament_id = %(tournament_id)s AND round_no = %(round_no)s
-  AND table_no = %(table_no)s AND match_id IS NULL;
-
 -- name: round_tables
 SELECT t.table_no, t.bot_ids, m.id AS match_id, m.status::text AS match_status,
        coalesce(array_agg(s.rank ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}')
@@ -168,17 +163,23 @@ WHERE r.game = %(game)s
 ORDER BY r.rating DESC, r.games DESC, b.name
 LIMIT %(limit)s;
 
--- name: rated_matches_count
-SELECT count(*) AS rated, count(DISTINCT rc.match_id) AS changed
-FROM matches m LEFT JOIN rating_changes rc ON rc.match_id = m.id
-WHERE m.tournament_id = %(tournament_id)s AND m.rated;
-
 -- name: tournament_gauges
 SELECT status::text AS status, count(*) AS n FROM tournaments GROUP BY status;
 
 -- name: rounds_in_progress
+-- How many rounds are being played, the age of the oldest, and the longest a round should take:
+-- 400 decisions at the per-decision limit plus every seat's bank.
 SELECT count(*) AS n,
        coalesce(max(extract(epoch FROM now() - r.started_at)), 0) AS oldest,
-       coalesce(max(t.table_size * (t.clock ->> 'per_decision')::float * 400), 0) AS expected
+       coalesce(max((t.clock ->> 'per_decision')::float * 400
+                    + (t.clock ->> 'bank')::float * t.table_size), 0) AS expected
 FROM rounds r JOIN tournaments t ON t.id = r.tournament_id
 WHERE r.status <> 'finished' AND t.status = 'running';
+
+-- name: top_ratings
+SELECT game, name, rating FROM (
+    SELECT r.game, b.name, r.rating,
+           row_number() OVER (PARTITION BY r.game ORDER BY r.rating DESC) AS place
+    FROM ratings r JOIN bots b ON b.id = r.bot_id
+) ranked
+WHERE place <= %(limit)s;
