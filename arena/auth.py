@@ -7,11 +7,14 @@ import hmac
 import secrets
 
 TOKEN_BYTES = 32
+TOKEN_PREFIX = "arena_"
+"""Marks a string as an Arena bot token, and keeps it from starting with "-": a URL-safe token
+may, and `arena bot run --token -abc` would then read it as an option."""
 
 
 def new_token() -> str:
     """A fresh random token, shown once to its owner."""
-    return secrets.token_urlsafe(TOKEN_BYTES)
+    return TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
 
 
 def token_hash(token: str) -> bytes:

@@ -32,6 +32,8 @@ from engines import HashRng, Json
 log = logging.getLogger(__name__)
 
 MAX_BACKOFF = 5.0
+WELCOME_TIMEOUT = 10.0
+"""A stream that has not said Welcome by then is abandoned and opened again."""
 
 
 class BotRejected(Exception):
@@ -142,12 +144,15 @@ class Bot:
             call = bot_pb2_grpc.BotServiceStub(channel).Play(outgoing())
             stopper = asyncio.ensure_future(self._stop.wait())
             stopper.add_done_callback(lambda _: call.cancel())
+            no_welcome = asyncio.get_running_loop().call_later(WELCOME_TIMEOUT, call.cancel)
             heart: asyncio.Task[None] | None = None
             try:
                 async for message in call:
                     kind = message.WhichOneof("kind")
                     if kind == "welcome":
+                        no_welcome.cancel()
                         self.bot_name = message.welcome.bot_name
+                        log.info("connected to %s as %s", address, self.bot_name)
                         interval = message.welcome.heartbeat_interval.ToTimedelta().total_seconds()
                         heart = asyncio.create_task(self._heartbeat(outbox, interval or 10.0))
                     elif kind == "match_start":
@@ -171,6 +176,7 @@ class Bot:
                 if exc.code() != grpc.StatusCode.CANCELLED or not self._stop.is_set():
                     raise
             finally:
+                no_welcome.cancel()
                 stopper.cancel()
                 if heart is not None:
                     heart.cancel()

@@ -116,6 +116,22 @@ def arena(env: dict[str, str], *args: str, timeout: float = 60) -> str:
     return done.stdout
 
 
+def wait_for_bots(prometheus: PrometheusServer, workdir: Path, query: str, count: int) -> None:
+    """Wait for Prometheus to see `count` connected bots; on failure show the processes' logs."""
+    try:
+        wait_for(
+            f"{count} bots connected, seen by Prometheus",
+            lambda: prometheus.value(query) == count,
+            60,
+        )
+    except AssertionError as exc:
+        tails = "\n".join(
+            f"--- {path.name}:\n{path.read_text(errors='replace')[-1500:]}"
+            for path in sorted(workdir.rglob("*.log"))
+        )
+        raise AssertionError(f"{exc}\n{tails}") from None
+
+
 def start_bots(
     env: dict[str, str], names: list[str], address: str, workdir: Path
 ) -> list[subprocess.Popen[bytes]]:
@@ -132,8 +148,7 @@ def start_bots(
                     "run",
                     "--strategy",
                     "heuristic",
-                    "--token",
-                    token,
+                    f"--token={token}",
                     "--address",
                     address,
                 ],
@@ -259,11 +274,7 @@ def test_prometheus_scrapes_a_lone_referee(
 
     bots = ["ada", "bo", "cy"]
     processes.extend(start_bots(env, bots, address, workdir))
-    wait_for(
-        "three bots connected, seen by Prometheus",
-        lambda: prometheus.value('sum(arena_connected_bots{job="arena-referee"})') == 3,
-        60,
-    )
+    wait_for_bots(prometheus, workdir, 'sum(arena_connected_bots{job="arena-referee"})', 3)
     match = f"match --game hart --bots {','.join(bots)} --per-decision 0.5 --address {address}"
     output = arena(env, *match.split(), timeout=180)
     assert "result" in output, output
@@ -331,11 +342,7 @@ def test_prometheus_over_a_short_tournament(
 
     bots = ["ada", "bo", "cy", "di"]
     processes.extend(start_bots(env, bots, address, workdir))
-    wait_for(
-        "four bots connected, seen by Prometheus",
-        lambda: prometheus.value("sum(arena_connected_bots)") == 4,
-        60,
-    )
+    wait_for_bots(prometheus, workdir, "sum(arena_connected_bots)", 4)
     create = (
         f"tournament create --game hart --bots {','.join(bots)} --rounds 2 --table-size 4 "
         f"--per-decision 0.5 --start-in 1 --address {address}"

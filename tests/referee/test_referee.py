@@ -52,8 +52,7 @@ def test_full_hart_match_with_a_bot_in_a_subprocess(fresh_database_url: str) -> 
                     "run",
                     "--strategy",
                     "heuristic",
-                    "--token",
-                    tokens[0],
+                    f"--token={tokens[0]}",
                     "--address",
                     server.address,
                     "--seed",
@@ -449,3 +448,12 @@ def test_full_match_of_every_game_over_the_wire(
                 await db.close()
 
     asyncio.run(scenario())
+
+
+def test_tokens_never_look_like_options() -> None:
+    # A token starting with "-" made `arena bot run --token TOKEN` fail now and then.
+    from arena.auth import TOKEN_PREFIX, new_token
+
+    tokens = {new_token() for _ in range(2000)}
+    assert len(tokens) == 2000
+    assert all(t.startswith(TOKEN_PREFIX) and not t.startswith("-") for t in tokens)
