@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import sys
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -19,14 +16,11 @@ import engines
 from arena.clock import Clock, seconds
 from arena.logs import configure_logging
 from arena.render import Paint
+from arena.services import data_dir, database_url
+from arena.storage import Database
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 DEFAULT_ADDRESS = os.environ.get("ARENA_ADDRESS", "localhost:50051")
-
-
-def data_dir() -> Path:
-    """Where Arena keeps local state (embedded databases, the admin token)."""
-    return Path(os.environ.get("ARENA_DATA_DIR", "var")).resolve()
 
 
 def admin_token(given: str | None) -> str:
@@ -44,19 +38,6 @@ def admin_token(given: str | None) -> str:
     )
 
 
-@contextlib.asynccontextmanager
-async def open_database() -> AsyncIterator[Any]:
-    """The configured database (ARENA_DATABASE_URL), or the embedded one started on demand."""
-    from arena.services import database_url
-    from arena.storage import Database
-
-    db = await Database.open(database_url())
-    try:
-        yield db
-    finally:
-        await db.close()
-
-
 # -- serve ----------------------------------------------------------------------------------------
 async def _serve(args: argparse.Namespace) -> int:
     from prometheus_client import start_http_server
@@ -65,7 +46,7 @@ async def _serve(args: argparse.Namespace) -> int:
     from arena.referee.server import create_server, serve_until_signalled
 
     token = args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN", "")
-    async with open_database() as db:
+    async with await Database.open(database_url()) as db:
         await db.migrate()
         config = RefereeConfig(
             host=args.name,
@@ -89,7 +70,7 @@ async def _serve(args: argparse.Namespace) -> int:
 
 
 async def _migrate(args: argparse.Namespace) -> int:
-    async with open_database() as db:
+    async with await Database.open(database_url()) as db:
         applied = await db.migrate()
     print(f"applied migrations {applied}" if applied else "schema is up to date")
     return 0
@@ -171,7 +152,7 @@ def _duration(value: float) -> Duration:
 
 async def replay_stored_async(match_id: int) -> int:
     """Rebuild a stored match through the engine and confirm its final state."""
-    async with open_database() as db:
+    async with await Database.open(database_url()) as db:
         record = await db.record(match_id)
         row = await db.match(match_id)
     rules = engines.get(record.game)

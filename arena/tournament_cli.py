@@ -188,10 +188,11 @@ def free_port() -> int:
 
 def up(args: argparse.Namespace) -> int:
     """Start the services and keep them running until Ctrl-C or SIGTERM."""
+    from arena.services import data_dir
     from arena.stack import Stack, StackConfig
 
     config = StackConfig(
-        data_dir=Path(args.data_dir or os.environ.get("ARENA_DATA_DIR", "var")).resolve(),
+        data_dir=Path(args.data_dir).resolve() if args.data_dir else data_dir(),
         port=args.port,
         referee_metrics_port=args.referee_metrics_port,
         worker_metrics_port=args.worker_metrics_port,

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import os
-from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -23,14 +21,9 @@ POLL_SECONDS = 0.2
 MATCH_TIMEOUT = float(os.environ.get("ARENA_MATCH_TIMEOUT", "3600"))
 
 
-@contextlib.asynccontextmanager
-async def open_db() -> AsyncIterator[Database]:
-    """A small pool on the configured database, closed afterwards."""
-    db = await Database.open(database_url(), min_size=1, max_size=2)
-    try:
-        yield db
-    finally:
-        await db.close()
+async def open_db() -> Database:
+    """A small pool on the configured database; use it as `async with await open_db() as db`."""
+    return await Database.open(database_url(), min_size=1, max_size=2)
 
 
 def table_seed(tournament_seed: int, round_no: int, table_no: int) -> int:
@@ -54,7 +47,7 @@ def admin_metadata() -> tuple[tuple[str, str], ...]:
 
 async def host_table(tournament_id: int, round_no: int, table_no: int) -> dict[str, Any]:
     """Create (or find) the table's match on the referee and wait until it has finished."""
-    async with open_db() as db:
+    async with await open_db() as db:
         info = await tournaments.tournament(db, tournament_id)
         if info is None:
             raise LookupError(f"no tournament {tournament_id}")

@@ -40,7 +40,7 @@ def dispatch(tournament_id: int, step: Step) -> None:
 
 
 async def _with_db(func: Any, *args: Any) -> Any:
-    async with open_db() as db:
+    async with await open_db() as db:
         return await func(db, *args)
 
 

@@ -104,7 +104,6 @@ class MatchRunner:
         """Run after the outcome is stored and before MatchEnd goes out (e.g. rating)."""
         self.rating_changes: dict[int, float] = {}
         """Bot id -> Elo change, when the match was rated as it finished."""
-        self._listing: dict[int, list[Any]] = {}
         self._closed: dict[int, set[int]] = {}
         """Seat -> decisions it was asked and that are closed (answered, defaulted, timed out)."""
 
@@ -202,13 +201,11 @@ class MatchRunner:
             request=request,
             deadline=time.monotonic() + allowance.total_seconds() + grace,
         )
-        self._listing[seat] = listing
         self.hub.owe(pending)
         try:
             answered = await self._await_answer(pending)
         finally:
             self.hub.settle(pending)
-            self._listing.pop(seat, None)
             self._closed.setdefault(seat, set()).add(decision.number)
         taken = min(time.monotonic() - pending.sent_at, allowance.total_seconds())
         if s.resigned:

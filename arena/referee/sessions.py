@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from arena import metrics
@@ -66,7 +65,6 @@ class Hub:
         self._left_at: dict[int, float] = {}
         self._pending: dict[tuple[int, int], Pending] = {}
         """(match_id, seat) -> what that seat owes."""
-        self.on_connect: list[Callable[[Session], None]] = []
 
     # -- sessions --------------------------------------------------------------------------------
     def connect(self, bot_id: int, bot_name: str) -> Session:
@@ -83,8 +81,6 @@ class Hub:
             if pending.bot_id == bot_id:
                 # A fair window after coming back: at least one full per-decision limit.
                 pending.changed.set()
-        for callback in self.on_connect:
-            callback(session)
         return session
 
     def disconnect(self, session: Session) -> None:
