@@ -9,10 +9,10 @@ from typing import Any
 from celery import chord
 
 from arena import tournaments
+from arena.hosting import host_table, open_db
 from arena.logs import log_context
 from arena.tournaments import RoundNotReady, Step, run
 from workers.app import app
-from workers.hosting import host_table, open_db
 
 log = logging.getLogger(__name__)
 

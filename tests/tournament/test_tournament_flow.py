@@ -8,10 +8,10 @@ import psycopg
 import pytest
 
 from arena import tournaments
+from arena.hosting import host_table
 from arena.storage import Database
 from tests.referee.bots import RandomBot
 from tests.referee.harness import ADMIN, FAST_CLOCK, playing, register, running_referee
-from workers.hosting import host_table
 
 pytestmark = pytest.mark.integration
 

@@ -1,4 +1,4 @@
-"""Ask a referee to host a tournament table and wait for its result (used by the match task)."""
+"""Ask a referee to host a tournament table and wait for its result (the match task calls it)."""
 
 from __future__ import annotations
 
