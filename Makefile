@@ -30,7 +30,7 @@ lint: install
 	$(BIN)/ruff check .
 
 typecheck: install
-	$(BIN)/mypy --strict engines arena/storage arena/services.py
+	$(BIN)/mypy --strict engines arena/storage arena/services.py arena/web
 
 proto: install  ## regenerate the Python code of proto/ into arena/v1/
 	$(BIN)/python -m arena.protogen

@@ -488,7 +488,9 @@ def bot_stats_message(stats: botstats.BotStats, game: str | None = None) -> aren
         if g.rating is not None:
             entry.rating = g.rating
         for point in g.history:
-            added = entry.history.add(match_id=point.match_id, before=point.before, after=point.after)
+            added = entry.history.add(
+                match_id=point.match_id, before=point.before, after=point.after
+            )
             added.at.FromDatetime(point.at)
         if g.think is not None:
             entry.think.decisions = g.think.decisions
@@ -498,7 +500,11 @@ def bot_stats_message(stats: botstats.BotStats, game: str | None = None) -> aren
             entry.think.max.FromTimedelta(g.think.max)
         for p in g.problems:
             problem = entry.problems.add(
-                match_id=p.match_id, decision=p.decision, seat=p.seat, kind=p.kind, message=p.message
+                match_id=p.match_id,
+                decision=p.decision,
+                seat=p.seat,
+                kind=p.kind,
+                message=p.message,
             )
             problem.at.FromDatetime(p.at)
     return out

@@ -133,15 +133,18 @@ async def bot_stats(
         return None
     rows: dict[str, list[dict[str, Any]]] = {}
     params = {"bot_id": bot.id, "limit": history}
-    async with db.transaction(f"read statistics of bot {name!r}") as conn:
-        async with conn.cursor(row_factory=dict_row) as cursor:
-            for what in ("bot_results", "bot_ratings", "bot_rating_history", "bot_think_times"):
-                await cursor.execute(query(what), params)
-                rows[what] = await cursor.fetchall()
-            await cursor.execute(query("bot_strikes"), params)
-            rows["bot_strikes"] = await cursor.fetchall()
-            await cursor.execute(query("bot_recent_matches"), {**params, "limit": recent})
-            rows["bot_recent_matches"] = await cursor.fetchall()
+    what = f"read statistics of bot {name!r}"
+    async with db.transaction(what) as conn, conn.cursor(row_factory=dict_row) as cursor:
+        for key, sql, args in (
+            ("bot_results", query("bot_results"), params),
+            ("bot_ratings", query("bot_ratings"), params),
+            ("bot_rating_history", query("bot_rating_history"), params),
+            ("bot_think_times", query("bot_think_times"), params),
+            ("bot_strikes", query("bot_strikes"), params),
+            ("bot_recent_matches", query("bot_recent_matches"), {**params, "limit": recent}),
+        ):
+            await cursor.execute(sql, args)
+            rows[key] = await cursor.fetchall()
     games = sorted(
         {r["game"] for r in rows["bot_results"]}
         | {r["game"] for r in rows["bot_ratings"]}

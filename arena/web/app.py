@@ -69,7 +69,9 @@ def _path_int(request: Request, name: str) -> int:
     try:
         return int(raw)
     except ValueError:
-        raise data.NotFoundError(f"{name.replace('_', ' ')} must be a number, got {raw!r}") from None
+        raise data.NotFoundError(
+            f"{name.replace('_', ' ')} must be a number, got {raw!r}"
+        ) from None
 
 
 class Web:
@@ -166,7 +168,9 @@ class Web:
         match_id = _path_int(request, "match_id")
         row = await data.match(self.database, match_id)
         if row.status not in data.ENDED:
-            return _error(409, f"match {match_id} is {row.status.value}: its record opens at its end")
+            return _error(
+                409, f"match {match_id} is {row.status.value}: its record opens at its end"
+            )
         record = await self.database.record(match_id)
         return JSONResponse({"match_id": match_id, "record": record.to_json()})
 

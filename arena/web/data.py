@@ -282,7 +282,6 @@ def _final(row: MatchRow) -> dict[str, Any]:
     return {
         "termination": row.termination,
         "ranking": [
-            {"rank": s.rank, "seat": s.seat, "bot": s.bot_name, "score": s.score}
-            for s in ranking
+            {"rank": s.rank, "seat": s.seat, "bot": s.bot_name, "score": s.score} for s in ranking
         ],
     }

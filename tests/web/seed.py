@@ -91,10 +91,7 @@ async def store_match(
         await db.finish_match(
             match_id,
             outcome.termination,
-            [
-                SeatResult(outcome.ranks[i], outcome.scores[i], struck[i])
-                for i in range(len(bots))
-            ],
+            [SeatResult(outcome.ranks[i], outcome.scores[i], struck[i]) for i in range(len(bots))],
         )
         await rate_match(db, match_id)
     return Stored(match_id, len(moves), tuple(played.outcome.ranks))

@@ -1,8 +1,8 @@
 """Server-drawn boards: a game's public view as HTML and SVG, one module per game.
 
 A game's module `arena.web.boards.<game>` defines `board(view, names) -> str`, and may define
-`defs(view) -> str`: what every step shares (drawn once per page, used by reference). Only the public
-view goes in, so nothing a spectator may not see can come out. Every text is escaped.
+`defs(view) -> str`: what every step shares (drawn once per page, used by reference). Only the
+public view goes in, so nothing a spectator may not see can come out. Every text is escaped.
 """
 
 from __future__ import annotations

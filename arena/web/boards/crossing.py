@@ -29,17 +29,19 @@ SIZE = 520
 @cache
 def _layout(name: str) -> tuple[tuple[str, str, float, float, tuple[int, ...]], ...]:
     """(name, kind, x, y, next) per space: the outer loop on a ring, the rest on an inner one."""
-    spaces = board_json(name)["spaces"]
-    assert isinstance(spaces, list)
-    outer = [i for i, s in enumerate(spaces) if str(s["name"]).startswith("O")]  # type: ignore[index]
+    spaces: list[dict[str, Any]] = board_json(name)["spaces"]  # type: ignore[assignment]
+    outer = [i for i, s in enumerate(spaces) if str(s["name"]).startswith("O")]
     inner = [i for i in range(len(spaces)) if i not in outer]
     at: dict[int, tuple[float, float]] = {}
     for ring, radius in ((outer, 0.44), (inner, 0.27)):
         for k, i in enumerate(ring):
             angle = 2 * math.pi * k / max(1, len(ring)) - math.pi / 2
-            at[i] = (SIZE / 2 + radius * SIZE * math.cos(angle), SIZE / 2 + radius * SIZE * math.sin(angle))
+            at[i] = (
+                SIZE / 2 + radius * SIZE * math.cos(angle),
+                SIZE / 2 + radius * SIZE * math.sin(angle),
+            )
     return tuple(
-        (str(s["name"]), str(s["kind"]), *at[i], tuple(s.get("next", ())))  # type: ignore[union-attr]
+        (str(s["name"]), str(s["kind"]), *at[i], tuple(s.get("next", ())))
         for i, s in enumerate(spaces)
     )
 
@@ -87,7 +89,9 @@ def _track(view: dict[str, Any], names: Sequence[str]) -> str:
         pos = loose["space"]
         if 0 <= pos < len(layout):
             x, y = layout[pos][2], layout[pos][3]
-            locos.append(f"<rect x='{x + 8:.0f}' y='{y + 8:.0f}' width='8' height='6' fill='#555'/>")
+            locos.append(
+                f"<rect x='{x + 8:.0f}' y='{y + 8:.0f}' width='8' height='6' fill='#555'/>"
+            )
     return (
         f"<svg class='track' viewBox='0 0 {SIZE} {SIZE}' role='img' aria-label='track'>"
         f"<use href='#crossing-track'/>{''.join(locos)}</svg>"

@@ -1,4 +1,4 @@
-"""Hart an der Grenze: stalls, money and suitcase counts, and declarations, inspections and bribes."""
+"""Hart an der Grenze: stalls, money, suitcase counts; declarations, inspections, bribes."""
 
 from __future__ import annotations
 
@@ -9,13 +9,17 @@ from markupsafe import escape
 
 from arena.web.boards import colour, counts, seat_tag
 
+
 def _goods(goods: Sequence[str]) -> str:
     return ", ".join(escape(g) for g in goods) or "nothing"
 
 
 def event_line(e: dict[str, Any], names: Sequence[str]) -> str | None:
     """One public event as a sentence, or None for bookkeeping events."""
-    s = lambda key: seat_tag(e.get(key), names)  # noqa: E731
+
+    def s(key: str) -> str:
+        return seat_tag(e.get(key), names)
+
     kind = e.get("kind")
     if kind == "declare":
         return f"{s('seat')} declares {e['count']} {escape(e['good'])}"
@@ -78,9 +82,7 @@ def board(view: dict[str, Any], names: Sequence[str]) -> str:
     bribe = view.get("bribe")
     talk = ""
     if bribe:
-        offers = ", ".join(
-            f"{seat_tag(o['seat'], names)} ${o['amount']}" for o in bribe["offers"]
-        )
+        offers = ", ".join(f"{seat_tag(o['seat'], names)} ${o['amount']}" for o in bribe["offers"])
         talk = (
             f"<div class='bribe'>negotiation: {seat_tag(bribe['seat'], names)} and sheriff "
             f"{seat_tag(bribe['sheriff'], names)} ({escape(bribe['control'])}): "

@@ -35,6 +35,10 @@ def _field(f: dict[str, Any]) -> str:
     )
 
 
+def _path_x(position: int, seat: int) -> int:
+    return 17 + (min(max(position, 1), PATH_STEPS) - 1) * 26 + (seat % 2) * 8 - 4
+
+
 def _path(players: list[dict[str, Any]], names: Sequence[str]) -> str:
     width = 26 * PATH_STEPS + 10
     cells = "".join(
@@ -43,8 +47,8 @@ def _path(players: list[dict[str, Any]], names: Sequence[str]) -> str:
         for i in range(PATH_STEPS)
     )
     marks = "".join(
-        f"<circle class='pawn' cx='{17 + (min(p['position'], PATH_STEPS) - 1) * 26 + (s % 2) * 8 - 4}'"
-        f" cy='{8 + (s // 2) * 32}' r='6' fill='{colour(s)}'><title>"
+        f"<circle class='pawn' cx='{_path_x(p['position'], s)}' cy='{8 + (s // 2) * 32}' r='6' "
+        f"fill='{colour(s)}'><title>"
         f"{escape(names[s] if s < len(names) else s)}: {p['position']}</title></circle>"
         for s, p in enumerate(players)
     )
