@@ -27,6 +27,8 @@ class Stored:
     match_id: int
     decisions: int
     ranks: tuple[int, ...]
+    think: dict[int, list[float]]
+    """Seat -> the think times logged for it, in seconds."""
 
 
 async def register(db: Database, names: list[str]) -> dict[str, int]:
@@ -65,6 +67,7 @@ async def store_match(
     await db.start_match(match_id, "web-test")
     moves = record.moves if keep is None else record.moves[:keep]
     state = start(rules, len(bots), record.options, seed)
+    thought: dict[int, list[float]] = {seat: [] for seat in range(len(bots))}
     for number, joint in enumerate(moves):
         decision = rules.decision(state)
         assert decision is not None
@@ -75,6 +78,8 @@ async def store_match(
             for (n, seat), (kind, message) in (strikes or {}).items()
             if n == number
         }
+        for seat in joint:
+            thought[seat].append(think(number, seat).total_seconds())
         await db.record_decision(
             DecisionRow(
                 match_id,
@@ -94,4 +99,4 @@ async def store_match(
             [SeatResult(outcome.ranks[i], outcome.scores[i], struck[i]) for i in range(len(bots))],
         )
         await rate_match(db, match_id)
-    return Stored(match_id, len(moves), tuple(played.outcome.ranks))
+    return Stored(match_id, len(moves), tuple(played.outcome.ranks), thought)
