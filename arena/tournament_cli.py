@@ -201,6 +201,7 @@ def up(args: argparse.Namespace) -> int:
         per_decision=args.per_decision,
         web_port=args.web_port,
         web_metrics_port=args.web_metrics_port,
+        spectator_delay=args.spectator_delay,
     )
     stop = {"now": False}
 
@@ -408,6 +409,12 @@ def add_commands(sub: Any) -> None:
     u.add_argument("--web-port", type=int, default=8080, help="web pages port, -1 for none")
     u.add_argument(
         "--web-metrics-port", type=int, default=9104, help="web server metrics port (default 9104)"
+    )
+    u.add_argument(
+        "--spectator-delay",
+        type=float,
+        default=3.0,
+        help="seconds the web pages show a running match behind (default 3)",
     )
     u.set_defaults(func=up)
 

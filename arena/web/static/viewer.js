@@ -50,7 +50,7 @@
   function setPlaying(on) {
     if (timer) clearInterval(timer);
     timer = null;
-    el("play").textContent = on ? "⏸" : "▶";
+    el("play").textContent = on ? "❚❚" : "▶";
     if (on) {
       timer = setInterval(function () {
         if (at < steps.length - 1) show(at + 1);
