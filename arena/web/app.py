@@ -194,12 +194,12 @@ class Web:
 
     async def bot_page(self, request: Request) -> Response:
         bot = await data.bot(self.database, request.path_params["name"])
-        chart_of = {
-            g["game"]: charts.rating_chart(
-                [(p["match_id"], p["rating"]) for p in g["history"]], f"{g['game']} rating"
-            )
-            for g in bot["games"]
-        }
+        chart_of = {}
+        for g in bot["games"]:
+            history = g["history"]
+            start = [(0, history[0]["before"])] if history else []
+            points = start + [(p["match_id"], p["rating"]) for p in history]
+            chart_of[g["game"]] = charts.rating_chart(points, f"{g['game']} rating")
         return self.page(request, "bot.html", bot=bot, charts=chart_of)
 
     async def tournament_page(self, request: Request) -> Response:

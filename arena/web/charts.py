@@ -31,7 +31,7 @@ def sparkline(values: Sequence[float], width: int = 100, height: int = 24) -> st
 def rating_chart(
     points: Sequence[tuple[int, float]], title: str, width: int = 640, height: int = 200
 ) -> str:
-    """A rating history: (match id, rating after) per rated match, oldest first."""
+    """A rating history: (match id, rating after it) per point, oldest first; match 0 = start."""
     if not points:
         return "<p class='muted'>no rated matches yet</p>"
     values = [r for _, r in points]
@@ -41,7 +41,8 @@ def rating_chart(
     xs = [pad_l + i * step for i in range(len(values))]
     line = " ".join(f"{x:.1f},{y:.1f}" for x, y in zip(xs, ys, strict=True))
     dots = "".join(
-        f"<circle cx='{x:.1f}' cy='{y:.1f}' r='3'><title>match {m}: {r:.0f}</title></circle>"
+        f"<circle cx='{x:.1f}' cy='{y:.1f}' r='3'><title>"
+        f"{f'match {m}' if m else 'start'}: {r:.0f}</title></circle>"
         for x, y, (m, r) in zip(xs, ys, points, strict=True)
     )
     lo, hi = min(values), max(values)
@@ -51,5 +52,6 @@ def rating_chart(
         f"<text x='4' y='{height - pad_b}'>{lo:.0f}</text>"
         f"<line class='axis' x1='{pad_l}' y1='{height - pad_b}' x2='{width - pad_r}' "
         f"y2='{height - pad_b}'/><polyline points='{line}'/>{dots}"
-        f"<text x='{pad_l}' y='{height - 6}'>{len(values)} rated matches</text></svg>"
+        f"<text x='{pad_l}' y='{height - 6}'>{sum(1 for m, _ in points if m)} rated matches"
+        "</text></svg>"
     )

@@ -61,8 +61,9 @@ def add_commands(sub: Any) -> None:
     web.add_argument(
         "--metrics-port",
         type=int,
-        default=DEFAULT_METRICS_PORT,
-        help=f"Prometheus metrics port, -1 to disable (default {DEFAULT_METRICS_PORT})",
+        default=int(os.environ.get("ARENA_WEB_METRICS_PORT", DEFAULT_METRICS_PORT)),
+        help="Prometheus metrics port, -1 to disable "
+        f"(default $ARENA_WEB_METRICS_PORT or {DEFAULT_METRICS_PORT})",
     )
     web.add_argument(
         "--spectator-delay",

@@ -157,7 +157,7 @@ async def tournament(db: Database, tournament_id: int) -> dict[str, Any]:
             {
                 "position": s.position,
                 "bot": s.bot,
-                "score": s.score,
+                "score": round(s.score, 3),
                 "tiebreak": round(s.tiebreak, 3),
                 "rating": round(s.rating, 1),
                 "byes": s.byes,
@@ -186,7 +186,12 @@ async def bot(db: Database, name: str) -> dict[str, Any]:
                 "rating": None if g.rating is None else round(g.rating, 1),
                 "rated_games": g.rated_games,
                 "history": [
-                    {"match_id": p.match_id, "rating": round(p.after, 1), "at": iso(p.at)}
+                    {
+                        "match_id": p.match_id,
+                        "before": round(p.before, 1),
+                        "rating": round(p.after, 1),
+                        "at": iso(p.at),
+                    }
                     for p in g.history
                 ],
                 "timeouts": g.timeouts,

@@ -311,14 +311,15 @@ def test_prometheus_over_a_short_tournament(
     database_factory: Callable[[], str],  # noqa: F811
 ) -> None:
     started = time.time()
-    port, referee_m, worker_m, beat_m = (free_port() for _ in range(4))
+    port, referee_m, worker_m, beat_m, web, web_m = (free_port() for _ in range(6))
     address = f"127.0.0.1:{port}"
     # A database of our own; Redis is left unset so that `arena up` embeds one in the data dir.
     env = arena_env(workdir, ARENA_DATABASE_URL=database_factory())
     log = workdir / "arena-up.log"
     up = (
         f"up --data-dir {workdir / 'data'} --port {port} --referee-metrics-port {referee_m} "
-        f"--worker-metrics-port {worker_m} --beat-metrics-port {beat_m} --concurrency 2"
+        f"--worker-metrics-port {worker_m} --beat-metrics-port {beat_m} --concurrency 2 "
+        f"--web-port {web} --web-metrics-port {web_m}"
     )
     stack = start_group([*ARENA, *up.split()], log, env)
     processes.append(stack)
