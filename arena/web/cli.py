@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 from datetime import timedelta
@@ -13,11 +14,14 @@ DEFAULT_PORT = 8080
 
 def serve(args: argparse.Namespace) -> int:
     """Run the web server until Ctrl-C or SIGTERM."""
+    # Imported here so that `arena --help` and the other commands do not load the web stack.
     import uvicorn
     from prometheus_client import start_http_server
 
     from arena.logs import configure_logging
     from arena.services import database_url
+    from arena.storage.db import Database
+    from arena.storage.errors import Unavailable
     from arena.web.app import WebConfig, create_app
 
     if args.spectator_delay < 0:
@@ -29,6 +33,11 @@ def serve(args: argparse.Namespace) -> int:
         spectator_delay=timedelta(seconds=args.spectator_delay),
         poll_interval=timedelta(seconds=args.poll),
     )
+    try:
+        asyncio.run(_check_database(Database, config.database_url))
+    except Unavailable as exc:
+        print(f"arena: {exc}", file=sys.stderr)
+        return 5
     if args.metrics_port >= 0:
         start_http_server(args.metrics_port)
     print(f"arena web on http://{args.host}:{args.port}/", file=sys.stderr, flush=True)
@@ -40,6 +49,12 @@ def serve(args: argparse.Namespace) -> int:
         access_log=False,
     )
     return 0
+
+
+async def _check_database(database: Any, url: str) -> None:
+    """Fail early, in one line, when Postgres cannot be reached."""
+    db = await database.open(url, min_size=1, max_size=1)
+    await db.close()
 
 
 def add_commands(sub: Any) -> None:
