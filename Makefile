@@ -43,6 +43,7 @@ bench: install  ## engine, referee and tournament benchmarks
 	$(BIN)/python bench/engines.py
 	$(BIN)/python bench/referee.py
 	$(BIN)/python bench/tournament.py
+	$(BIN)/python bench/web.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache
