@@ -27,7 +27,6 @@ from typing import Any
 import grpc
 import psycopg
 import pytest
-import redis
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -108,6 +107,7 @@ class Arena:
             "ARENA_DATA_DIR": str(folder / "data"),
         }
         self.env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        self.env.pop("ARENA_REDIS_URL", None)  # `arena up` embeds a Redis of its own
         self.processes: list[subprocess.Popen[bytes]] = []
 
     @property
@@ -184,8 +184,7 @@ def until(check: Callable[[], Any], timeout: float, explain: Callable[[], str] =
 
 @pytest.fixture
 def arena(fresh_database_url: str, tmp_path: Path) -> Iterator[Arena]:
-    """`arena up` on a fresh database and this worker's Redis database, emptied first."""
-    redis.Redis.from_url(os.environ.get("ARENA_REDIS_URL", "redis://127.0.0.1:6379/6")).flushdb()
+    """`arena up` on a fresh database, with an embedded Redis in its data folder."""
     folder = tmp_path / "arena"
     folder.mkdir()
     folder.chmod(0o755)
