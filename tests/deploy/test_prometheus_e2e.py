@@ -259,7 +259,12 @@ def test_prometheus_scrapes_a_lone_referee(
     wait_for("the referee's gRPC health to say SERVING", serving, timeout=90)
 
     prometheus.start(
-        {"arena-referee": [f"127.0.0.1:{metrics_port}"], "arena-worker": [], "arena-beat": []}
+        {
+            "arena-referee": [f"127.0.0.1:{metrics_port}"],
+            "arena-worker": [],
+            "arena-beat": [],
+            "arena-web": [],
+        }
     )
     wait_for("every target up", all_targets_up(prometheus, {"arena-referee", "prometheus"}), 60)
     wait_for("every rule evaluated", rules_evaluate(prometheus), 60)
@@ -335,9 +340,10 @@ def test_prometheus_over_a_short_tournament(
             "arena-referee": [f"127.0.0.1:{referee_m}"],
             "arena-worker": [f"127.0.0.1:{worker_m}"],
             "arena-beat": [f"127.0.0.1:{beat_m}"],
+            "arena-web": [f"127.0.0.1:{web_m}"],
         }
     )
-    jobs = {"arena-referee", "arena-worker", "arena-beat", "prometheus"}
+    jobs = {"arena-referee", "arena-worker", "arena-beat", "arena-web", "prometheus"}
     wait_for("every target up", all_targets_up(prometheus, jobs), 90)
     assert load_healthcheck().check_grpc(address) is None, "the container health probe passes"
 
