@@ -49,7 +49,7 @@ def _layout(name: str) -> tuple[tuple[str, str, float, float, tuple[int, ...]], 
 def defs(view: dict[str, Any]) -> str:
     """The static track, drawn once per page and placed in every step with `<use>`."""
     layout = _layout(view["board_name"])
-    lines, cells = [], []
+    lines, cells, labels = [], [], []
     for name, kind, x, y, nxt in layout:
         for j in nxt:
             if 0 <= j < len(layout):
@@ -59,14 +59,17 @@ def defs(view: dict[str, Any]) -> str:
                 )
         fill = KIND_COLOURS.get(kind, "#fff")
         cells.append(
-            f"<g><title>{escape(name)}: {escape(kind)}</title><rect x='{x - 13:.0f}' "
-            f"y='{y - 13:.0f}' width='26' height='26' rx='4' fill='{fill}'/>"
-            f"<text x='{x:.0f}' y='{y + 4:.0f}'>{escape(name)}</text></g>"
+            f"<rect x='{x - 11:.0f}' y='{y - 11:.0f}' width='22' height='22' rx='4' "
+            f"fill='{fill}'><title>{escape(name)}: {escape(kind)}</title></rect>"
         )
+        labels.append(f"<text x='{x:.0f}' y='{y + 3:.0f}'>{escape(name)}</text>")
+    # Presentation attributes, not CSS: stylesheet rules do not reach into a <use> copy.
     return (
-        "<svg class='defs' width='0' height='0' aria-hidden='true'><defs>"
-        f"<g id='crossing-track'><g class='links'>{''.join(lines)}</g>{''.join(cells)}</g>"
-        "</defs></svg>"
+        "<svg class='defs' width='0' height='0' aria-hidden='true'><defs><g id='crossing-track'>"
+        f"<g stroke='#aab4bd' stroke-width='3'>{''.join(lines)}</g>"
+        f"<g stroke='#8795a1' stroke-width='1'>{''.join(cells)}</g>"
+        "<g font-size='7' text-anchor='middle' fill='#1d2731' font-family='sans-serif'>"
+        f"{''.join(labels)}</g></g></defs></svg>"
     )
 
 
