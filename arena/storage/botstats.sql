@@ -24,7 +24,8 @@ WHERE n <= %(limit)s
 ORDER BY game, created_at, match_id;
 
 -- name: bot_think_times
--- Percentiles of the time the bot took per answered decision (seconds), per game.
+-- Percentiles of the time the bot took per answered decision (seconds), per game, over matches
+-- that have ended (a running match's timing and Problems stay private until its end).
 SELECT m.game, count(*) AS decisions,
        percentile_cont(0.5) WITHIN GROUP (ORDER BY t.seconds) AS p50,
        percentile_cont(0.9) WITHIN GROUP (ORDER BY t.seconds) AS p90,
@@ -34,12 +35,12 @@ FROM seats AS s
 JOIN matches AS m ON m.id = s.match_id
 JOIN decisions AS d ON d.match_id = s.match_id
 CROSS JOIN LATERAL (SELECT (d.elapsed ->> s.seat::text)::double precision AS seconds) AS t
-WHERE s.bot_id = %(bot_id)s AND t.seconds > 0
+WHERE s.bot_id = %(bot_id)s AND t.seconds > 0 AND m.status IN ('finished', 'aborted')
 GROUP BY m.game
 ORDER BY m.game;
 
 -- name: bot_strikes
--- Every strike of the bot, newest first, with its kind: the tag before the first ': ' of the
+-- Every strike of the bot in matches that have ended, newest first, with its kind: the tag before the first ': ' of the
 -- stored note ("timeout: no answer ..."); older untagged notes are classified by their text.
 SELECT m.game, d.match_id, d.number AS decision, s.seat, d.created_at,
        CASE
@@ -53,7 +54,7 @@ FROM seats AS s
 JOIN matches AS m ON m.id = s.match_id
 JOIN decisions AS d ON d.match_id = s.match_id
 CROSS JOIN LATERAL (SELECT d.strikes ->> s.seat::text AS note) AS n
-WHERE s.bot_id = %(bot_id)s AND n.note IS NOT NULL
+WHERE s.bot_id = %(bot_id)s AND n.note IS NOT NULL AND m.status IN ('finished', 'aborted')
 ORDER BY d.created_at DESC, d.match_id DESC, d.number DESC;
 
 -- name: bot_recent_matches

@@ -58,6 +58,9 @@ def test_stats_count_results_strikes_and_think_times(fresh_database_url: str) ->
             }
             first = await store_match(db, "hart", bots, 21, strikes=strikes)
             second = await store_match(db, "hart", bots, 22)
+            # A running match: its strike and timing stay out until it ends.
+            late = ("timeout", "no answer to decision 1 within 1.000s")
+            await store_match(db, "hart", bots, 23, keep=4, strikes={(1, 1): late})
             stats = await botstats.bot_stats(db, "b", problems=2)
             assert await botstats.bot_stats(db, "nobody") is None
         assert stats is not None
@@ -81,7 +84,8 @@ def test_stats_count_results_strikes_and_think_times(fresh_database_url: str) ->
         for got, q in ((hart.think.p50, 0.5), (hart.think.p90, 0.9), (hart.think.p99, 0.99)):
             assert got.total_seconds() == pytest.approx(percentile(times, q))
         assert hart.think.max == timedelta(seconds=max(times))
-        assert [r.match_id for r in stats.recent] == [second.match_id, first.match_id]
+        assert [r.match_id for r in stats.recent][1:] == [second.match_id, first.match_id]
+        assert stats.recent[0].status == "running" and stats.recent[0].rank is None
 
     asyncio.run(scenario())
 
