@@ -7,6 +7,7 @@ writes, and finished matches are rated as the referee rates ad-hoc matches.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from dataclasses import dataclass
 from datetime import timedelta
@@ -68,6 +69,7 @@ async def store_match(
     moves = record.moves if keep is None else record.moves[:keep]
     state = start(rules, len(bots), record.options, seed)
     thought: dict[int, list[float]] = {seat: [] for seat in range(len(bots))}
+    rows: list[DecisionRow] = []
     for number, joint in enumerate(moves):
         decision = rules.decision(state)
         assert decision is not None
@@ -80,7 +82,7 @@ async def store_match(
         }
         for seat in joint:
             thought[seat].append(think(number, seat).total_seconds())
-        await db.record_decision(
+        rows.append(
             DecisionRow(
                 match_id,
                 number,
@@ -90,6 +92,8 @@ async def store_match(
                 notes,
             )
         )
+    # All at once: the group-commit writer batches them, as it does several referee matches.
+    await asyncio.gather(*(db.record_decision(row) for row in rows))
     if finish and keep is None:
         outcome = played.outcome
         struck = [sum(1 for (_, s) in (strikes or {}) if s == seat) for seat in range(len(bots))]
