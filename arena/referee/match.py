@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from arena import metrics, wire
+from arena import metrics, spectate, wire
 from arena.clock import Clock, SeatClock
 from arena.referee import requests
 from arena.referee.sessions import Hub, Pending
@@ -461,7 +461,7 @@ class MatchRunner:
 
     # -- spectators and storage ------------------------------------------------------------------
     def _public_view(self) -> Any:
-        return self.rules.dump_observation(self.rules.observe(self.state, None))
+        return spectate.public_view(self.rules, self.state)
 
     def _publish(self, step: PublicStep) -> None:
         self.steps.append(step)

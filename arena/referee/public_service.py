@@ -15,7 +15,7 @@ import grpc
 from google.protobuf import json_format
 
 import engines
-from arena import metrics, tournaments, wire
+from arena import metrics, spectate, tournaments, wire
 from arena.auth import bearer, new_token, same_token, token_hash
 from arena.clock import Clock
 from arena.referee import requests
@@ -274,7 +274,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         rules = engines.get(record.game)
         last = None
         for step in steps(rules, record):
-            view = rules.dump_observation(rules.observe(step.after, None))
+            view = spectate.public_view(rules, step.after)
             last = step.decision.number
             yield self._event(match_id, rules.name, step.decision.number, step.decision.label, view)
         yield arena_pb2.MatchEvent(

@@ -1,9 +1,9 @@
 """The public views of a match, decision by decision, as spectators may see them.
 
 A finished match is replayed from its stored record once and kept. A running match is replayed
-only as far as the decisions logged at least the spectator delay ago (the rule the referee's
-WatchMatch applies), and only its public views leave this module: never its seed, its actions or
-a seat's view.
+only as far as the decisions logged at least the spectator delay ago, and only its public views
+(`arena.spectate`, as the referee's watchers get them) leave this module: never its seed, its
+actions or a seat's view.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import engines
+from arena.spectate import is_revealed, public_view
 from arena.storage.db import Database
 from arena.storage.rows import DecisionRow, MatchRow, MatchStatus
 from engines.replay import advance, start
@@ -60,7 +61,7 @@ class MatchSteps:
                 rules = engines.get(match.game)
                 state = start(rules, match.seats, dict(match.options), match.seed)
                 replayed = _Replayed(rules, match.seed, state)
-                replayed.steps.append(PublicStep(0, -1, "setup", _public(rules, state)))
+                replayed.steps.append(PublicStep(0, -1, "setup", public_view(rules, state)))
             if not replayed.finished:
                 rows = await self.db.decisions(match.id)
                 self._advance(replayed, rows, match, now or datetime.now(UTC))
@@ -75,20 +76,16 @@ class MatchSteps:
         self, replayed: _Replayed, rows: list[DecisionRow], match: MatchRow, now: datetime
     ) -> None:
         finished = match.status in (MatchStatus.FINISHED, MatchStatus.ABORTED)
-        cutoff = now - self.delay
         rules = replayed.rules
         for row in rows[len(replayed.steps) - 1 :]:
-            if not finished and (row.created_at is None or row.created_at > cutoff):
+            hidden = row.created_at is None or not is_revealed(row.created_at, self.delay, now)
+            if not finished and hidden:
                 break
             decision = rules.decision(replayed.state)
             if decision is None or decision.number != row.number:
                 break  # a log that does not replay is shown as far as it does
             joint = {seat: rules.parse_action(seat, action) for seat, action in row.joint.items()}
             replayed.state = advance(rules, replayed.state, decision, joint, replayed.seed)
-            view = _public(rules, replayed.state)
+            view = public_view(rules, replayed.state)
             replayed.steps.append(PublicStep(len(replayed.steps), row.number, row.label, view))
         replayed.finished = finished
-
-
-def _public(rules: Any, state: Any) -> Any:
-    return rules.dump_observation(rules.observe(state, None))
