@@ -30,7 +30,7 @@ lint: install
 	$(BIN)/ruff check .
 
 typecheck: install
-	$(BIN)/mypy --strict engines arena/storage arena/services.py
+	$(BIN)/mypy --strict engines arena/storage arena/services.py arena/web
 
 proto: install  ## regenerate the Python code of proto/ into arena/v1/
 	$(BIN)/python -m arena.protogen
@@ -43,6 +43,7 @@ bench: install  ## engine, referee and tournament benchmarks
 	$(BIN)/python bench/engines.py
 	$(BIN)/python bench/referee.py
 	$(BIN)/python bench/tournament.py
+	$(BIN)/python bench/web.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache

@@ -182,7 +182,8 @@ def replay_stored(source: str) -> int:
 
 def add_commands(sub: Any) -> None:
     """Add the service subcommands to the `arena` parser."""
-    from arena import tournament_cli
+    from arena import botstats_cli, tournament_cli
+    from arena.web import cli as web_cli
 
     tournament_cli.add_commands(sub)
     serve = sub.add_parser("serve", help="run a referee (gRPC, health, reflection, metrics)")
@@ -215,6 +216,7 @@ def add_commands(sub: Any) -> None:
     run.add_argument("--address", default=DEFAULT_ADDRESS)
     run.add_argument("--seed", type=int)
     run.set_defaults(func=lambda a: _logged_sync("bot", _bot_run, a))
+    botstats_cli.add_stats_command(bot_sub)
 
     match = sub.add_parser("match", help="admin: run one match between connected bots")
     match.add_argument("--game", required=True, choices=engines.names())
@@ -226,6 +228,7 @@ def add_commands(sub: Any) -> None:
     match.add_argument("--admin-token", default="")
     match.add_argument("--every", type=int, default=25, help="print every Nth decision")
     match.set_defaults(func=lambda a: asyncio.run(_match(a)))
+    web_cli.add_commands(sub)
 
 
 def _logged(process: str, coroutine: Any) -> int:

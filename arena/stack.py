@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.services import EmbeddedServices
 
 STOP_GRACE = 10.0
+WEB_COMMAND = ("-m", "arena.cli", "web")
 
 
 @dataclass
@@ -40,6 +42,11 @@ class StackConfig:
     logs_to_files: bool = False
     """Write each child's output to `<data_dir>/logs/<name>.log` instead of this terminal."""
     extra_env: dict[str, str] = field(default_factory=dict)
+    web_port: int = 8080
+    """The web pages' HTTP port; -1 starts no web server."""
+    web_metrics_port: int = 9104
+    spectator_delay: float = 3.0
+    """Seconds the web pages show a running match behind."""
 
 
 class Stack:
@@ -125,9 +132,29 @@ class Stack:
                 ],
                 {"ARENA_BEAT_METRICS_PORT": str(c.beat_metrics_port)},
             )
+            if c.web_port >= 0:
+                self._spawn("web", [*WEB_COMMAND, *self.web_args()])
+                wait_http(self.web_url + "healthz", timeout=60)
         except BaseException:
             self.stop()
             raise
+
+    @property
+    def web_url(self) -> str:
+        """Where the web pages are (with a trailing slash)."""
+        return f"http://127.0.0.1:{self.config.web_port}/"
+
+    def web_args(self) -> list[str]:
+        """The `arena web` options of this stack."""
+        c = self.config
+        return [
+            "--port",
+            str(c.web_port),
+            "--metrics-port",
+            str(c.web_metrics_port),
+            "--spectator-delay",
+            str(c.spectator_delay),
+        ]
 
     def _spawn(self, name: str, args: Sequence[str], env: dict[str, str] | None = None) -> None:
         child_env = {**os.environ, **self.environ(), **self.config.extra_env, **(env or {})}
@@ -265,3 +292,18 @@ def running_stack(config: StackConfig) -> Iterator[Stack]:
         yield stack
     finally:
         stack.stop()
+
+
+def wait_http(url: str, timeout: float) -> None:
+    """Block until `url` answers 200."""
+    deadline = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=1) as reply:
+                if reply.status == 200:
+                    return
+        except OSError as exc:
+            last = str(exc)
+        time.sleep(0.2)
+    raise TimeoutError(f"{url} did not answer ({last})")

@@ -199,6 +199,9 @@ def up(args: argparse.Namespace) -> int:
         beat_metrics_port=args.beat_metrics_port,
         concurrency=args.concurrency,
         per_decision=args.per_decision,
+        web_port=args.web_port,
+        web_metrics_port=args.web_metrics_port,
+        spectator_delay=args.spectator_delay,
     )
     stop = {"now": False}
 
@@ -224,6 +227,10 @@ def up(args: argparse.Namespace) -> int:
         )
         print(f"  ARENA_DATABASE_URL={stack.services.database_url}", flush=True)
         print(f"  ARENA_REDIS_URL={stack.services.redis_url}", flush=True)
+        if config.web_port >= 0:
+            print(
+                f"  web pages at {stack.web_url} (metrics :{config.web_metrics_port})", flush=True
+            )
         while not stop["now"]:
             dead = stack.check()
             if dead:
@@ -250,6 +257,8 @@ def demo(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         per_decision=args.per_decision,
         logs_to_files=True,
+        web_port=free_port(),
+        web_metrics_port=free_port(),
     )
     print(paint.bold("Arena demo") + f": services in {data} (logs in {data / 'logs'})")
     started = time.monotonic()
@@ -285,6 +294,9 @@ def demo(args: argparse.Namespace) -> int:
             print()
             board = asyncio.run(_leaderboard(stack.address, "hart"))
             print("\n".join(leaderboard_lines(board, paint)))
+            print(f"\n  the tournament in a browser: {stack.web_url}tournaments/{tournament_id}")
+            if args.keep:
+                _keep_running(stack)
             bots.stop()
             print(f"\ndone in {time.monotonic() - started:.1f}s; shutting everything down")
     finally:
@@ -292,6 +304,20 @@ def demo(args: argparse.Namespace) -> int:
         if not keep:
             shutil.rmtree(data, ignore_errors=True)
     return 0
+
+
+def _keep_running(stack: Any) -> None:
+    """`arena demo --keep`: leave the services and pages up until Ctrl-C or SIGTERM."""
+    stop = {"now": False}
+
+    def request_stop(*_: object) -> None:
+        stop["now"] = True
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+    print(f"  services kept running (referee {stack.address}); Ctrl-C stops them", flush=True)
+    while not stop["now"] and not stack.check():
+        time.sleep(0.5)
 
 
 async def _register(address: str, count: int) -> list[tuple[str, str]]:
@@ -380,6 +406,16 @@ def add_commands(sub: Any) -> None:
     u.add_argument("--beat-metrics-port", type=int, default=9103)
     u.add_argument("--concurrency", type=int, default=8)
     u.add_argument("--per-decision", type=float, default=5.0)
+    u.add_argument("--web-port", type=int, default=8080, help="web pages port, -1 for none")
+    u.add_argument(
+        "--web-metrics-port", type=int, default=9104, help="web server metrics port (default 9104)"
+    )
+    u.add_argument(
+        "--spectator-delay",
+        type=float,
+        default=3.0,
+        help="seconds the web pages show a running match behind (default 3)",
+    )
     u.set_defaults(func=up)
 
     d = sub.add_parser("demo", help="the whole job: 16 bots play a Swiss of Hart")
@@ -391,4 +427,9 @@ def add_commands(sub: Any) -> None:
     d.add_argument("--seed", type=int, default=2026)
     d.add_argument("--timeout", type=float, default=900)
     d.add_argument("--data-dir", default="", help="keep the services' files here")
+    d.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the services and web pages running after the tournament, until Ctrl-C",
+    )
     d.set_defaults(func=demo)

@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from arena import metrics, wire
+from arena import metrics, spectate, wire
 from arena.clock import Clock, SeatClock
 from arena.referee import requests
 from arena.referee.sessions import Hub, Pending
 from arena.referee.store import MatchStore
+from arena.storage.botstats import strike_note
 from arena.storage.errors import StorageError
 from arena.storage.rows import DecisionRow, SeatResult
 from arena.v1 import bot_pb2, common_pb2
@@ -106,6 +107,8 @@ class MatchRunner:
         """Bot id -> Elo change, when the match was rated as it finished."""
         self._closed: dict[int, set[int]] = {}
         """Seat -> decisions it was asked and that are closed (answered, defaulted, timed out)."""
+        self._strike_kinds: dict[tuple[int, int], str] = {}
+        """(seat, decision) -> the kind of the strike given there, until the decision is logged."""
 
     # -- who is who ------------------------------------------------------------------------------
     @property
@@ -166,7 +169,8 @@ class MatchRunner:
         for seat, (action, taken, problem) in zip(asked, answers, strict=True):
             joint[seat], elapsed[seat] = action, timedelta(seconds=taken)
             if problem:
-                strikes[seat] = problem
+                kind = self._strike_kinds.pop((seat, decision.number), "unknown")
+                strikes[seat] = strike_note(kind, problem)
         for seat in decision.seats - set(asked):
             joint[seat] = self.rules.legal_actions(self.state, seat).default()
             elapsed[seat] = timedelta(0)
@@ -288,6 +292,7 @@ class MatchRunner:
     def _strike(self, seat: int, number: int, kind: int, message: str) -> None:
         s = self.seats[seat]
         s.strikes += 1
+        self._strike_kinds[(seat, number)] = bot_pb2.ProblemKind.Name(kind)[13:].lower()
         metrics.STRIKES.labels(self.game).inc()
         limit = self.clock.max_strikes
         log.info(
@@ -456,7 +461,7 @@ class MatchRunner:
 
     # -- spectators and storage ------------------------------------------------------------------
     def _public_view(self) -> Any:
-        return self.rules.dump_observation(self.rules.observe(self.state, None))
+        return spectate.public_view(self.rules, self.state)
 
     def _publish(self, step: PublicStep) -> None:
         self.steps.append(step)

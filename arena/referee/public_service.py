@@ -15,12 +15,14 @@ import grpc
 from google.protobuf import json_format
 
 import engines
-from arena import metrics, tournaments, wire
+from arena import metrics, spectate, tournaments, wire
 from arena.auth import bearer, new_token, same_token, token_hash
 from arena.clock import Clock
 from arena.referee import requests
 from arena.referee.app import Referee
 from arena.referee.match import PublicStep
+from arena.referee.stats import bot_stats_message
+from arena.storage import botstats
 from arena.storage.errors import Conflict, StorageError, Unavailable
 from arena.storage.rows import MatchStatus
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
@@ -272,7 +274,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         rules = engines.get(record.game)
         last = None
         for step in steps(rules, record):
-            view = rules.dump_observation(rules.observe(step.after, None))
+            view = spectate.public_view(rules, step.after)
             last = step.decision.number
             yield self._event(match_id, rules.name, step.decision.number, step.decision.label, view)
         yield arena_pb2.MatchEvent(
@@ -435,3 +437,31 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         for i, row in enumerate(rows, start=1):
             board.entries.add(position=i, bot=row["name"], rating=row["rating"], games=row["games"])
         return board
+
+    async def GetBotStats(
+        self, request: arena_pb2.GetBotStatsRequest, context: Context
+    ) -> arena_pb2.BotStats:
+        limit = request.problems or 10
+        if not 0 < limit <= 100:
+            await _fail(
+                context,
+                "GetBotStats",
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "problems must be between 1 and 100",
+            )
+        if request.game and request.game not in engines.names():
+            await _fail(
+                context,
+                "GetBotStats",
+                grpc.StatusCode.NOT_FOUND,
+                f"unknown game {request.game!r}; known games: {', '.join(engines.names())}",
+            )
+        try:
+            stats = await botstats.bot_stats(self.db, request.bot, problems=limit)
+        except StorageError as exc:
+            await _fail(context, "GetBotStats", grpc.StatusCode.UNAVAILABLE, str(exc))
+        if stats is None:
+            await _fail(
+                context, "GetBotStats", grpc.StatusCode.NOT_FOUND, f"unknown bot {request.bot!r}"
+            )
+        return bot_stats_message(stats, request.game or None)

@@ -145,7 +145,8 @@ class DecisionRow:
     elapsed: Mapping[Seat, timedelta] = field(default_factory=dict)
     """Seat -> time the seat took to answer."""
     strikes: Mapping[Seat, str] = field(default_factory=dict)
-    """Seat -> why its answer was replaced by the default action."""
+    """Seat -> why its answer was replaced by the default action, as `"<kind>: <message>"`
+    (`arena.storage.botstats.strike_note`; older rows may lack the kind)."""
     created_at: datetime | None = None
     """Set on rows read back; ignored on write."""
 

@@ -982,3 +982,319 @@ class Leaderboard(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Leaderboard: _TypeAlias = Leaderboard  # noqa: Y015
+
+@_typing.final
+class GetBotStatsRequest(_message.Message):
+    """Asks for a bot's statistics."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    PROBLEMS_FIELD_NUMBER: _builtins.int
+    bot: _builtins.str
+    """The bot's name."""
+    game: _builtins.str
+    """Only this game; empty means every game."""
+    problems: _builtins.int
+    """At most this many Problems per game (default 10, at most 100)."""
+    def __init__(
+        self,
+        *,
+        bot: _builtins.str = ...,
+        game: _builtins.str = ...,
+        problems: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "game", b"game", "problems", b"problems"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetBotStatsRequest: _TypeAlias = GetBotStatsRequest  # noqa: Y015
+
+@_typing.final
+class RatingPoint(_message.Message):
+    """One rating change."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    BEFORE_FIELD_NUMBER: _builtins.int
+    AFTER_FIELD_NUMBER: _builtins.int
+    AT_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.int
+    """The match that caused it."""
+    before: _builtins.float
+    """The rating before the match."""
+    after: _builtins.float
+    """The rating after the match."""
+    @_builtins.property
+    def at(self) -> _timestamp_pb2.Timestamp:
+        """When it was rated."""
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.int = ...,
+        before: _builtins.float = ...,
+        after: _builtins.float = ...,
+        at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after", b"after", "at", b"at", "before", b"before", "match_id", b"match_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RatingPoint: _TypeAlias = RatingPoint  # noqa: Y015
+
+@_typing.final
+class ProblemRecord(_message.Message):
+    """A strike a bot received: the Problem it was sent, and where."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    DECISION_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    AT_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.int
+    """The match."""
+    decision: _builtins.int
+    """The decision number in the match (a step of its replay)."""
+    seat: _builtins.int
+    """The bot's seat in that match."""
+    kind: _builtins.str
+    """"timeout", "invalid_action", "illegal_action" or "stale_decision"."""
+    message: _builtins.str
+    """The message the bot received."""
+    @_builtins.property
+    def at(self) -> _timestamp_pb2.Timestamp:
+        """When the decision was logged."""
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.int = ...,
+        decision: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        kind: _builtins.str = ...,
+        message: _builtins.str = ...,
+        at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "decision", b"decision", "kind", b"kind", "match_id", b"match_id", "message", b"message", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ProblemRecord: _TypeAlias = ProblemRecord  # noqa: Y015
+
+@_typing.final
+class ThinkTimes(_message.Message):
+    """Percentiles of the time a bot took per answered decision."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECISIONS_FIELD_NUMBER: _builtins.int
+    P50_FIELD_NUMBER: _builtins.int
+    P90_FIELD_NUMBER: _builtins.int
+    P99_FIELD_NUMBER: _builtins.int
+    MAX_FIELD_NUMBER: _builtins.int
+    decisions: _builtins.int
+    """Answered decisions measured."""
+    @_builtins.property
+    def p50(self) -> _duration_pb2.Duration:
+        """Median."""
+
+    @_builtins.property
+    def p90(self) -> _duration_pb2.Duration:
+        """90th percentile."""
+
+    @_builtins.property
+    def p99(self) -> _duration_pb2.Duration:
+        """99th percentile."""
+
+    @_builtins.property
+    def max(self) -> _duration_pb2.Duration:
+        """The longest."""
+
+    def __init__(
+        self,
+        *,
+        decisions: _builtins.int = ...,
+        p50: _duration_pb2.Duration | None = ...,
+        p90: _duration_pb2.Duration | None = ...,
+        p99: _duration_pb2.Duration | None = ...,
+        max: _duration_pb2.Duration | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["max", b"max", "p50", b"p50", "p90", b"p90", "p99", b"p99"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decisions", b"decisions", "max", b"max", "p50", b"p50", "p90", b"p90", "p99", b"p99"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ThinkTimes: _TypeAlias = ThinkTimes  # noqa: Y015
+
+@_typing.final
+class GameStats(_message.Message):
+    """What a bot did in one game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class RanksEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.int
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.int = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class StrikesByKindEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    GAME_FIELD_NUMBER: _builtins.int
+    MATCHES_FIELD_NUMBER: _builtins.int
+    WINS_FIELD_NUMBER: _builtins.int
+    RANKS_FIELD_NUMBER: _builtins.int
+    MEAN_SCORE_FIELD_NUMBER: _builtins.int
+    RATING_FIELD_NUMBER: _builtins.int
+    RATED_GAMES_FIELD_NUMBER: _builtins.int
+    HISTORY_FIELD_NUMBER: _builtins.int
+    TIMEOUTS_FIELD_NUMBER: _builtins.int
+    STRIKES_FIELD_NUMBER: _builtins.int
+    STRIKES_BY_KIND_FIELD_NUMBER: _builtins.int
+    FORFEITS_FIELD_NUMBER: _builtins.int
+    THINK_FIELD_NUMBER: _builtins.int
+    PROBLEMS_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """The game."""
+    matches: _builtins.int
+    """Finished matches."""
+    wins: _builtins.int
+    """Finished matches ranked first (shared firsts included)."""
+    mean_score: _builtins.float
+    """Mean game score."""
+    rating: _builtins.float
+    """The current Elo rating; unset when the bot is not rated in this game."""
+    rated_games: _builtins.int
+    """Rated matches."""
+    timeouts: _builtins.int
+    """Decisions not answered in time."""
+    strikes: _builtins.int
+    """Strikes in all."""
+    forfeits: _builtins.int
+    """Matches forfeited (too many strikes, or resigned)."""
+    @_builtins.property
+    def ranks(self) -> _containers.ScalarMap[_builtins.int, _builtins.int]:
+        """Rank -> finished matches with that rank."""
+
+    @_builtins.property
+    def history(self) -> _containers.RepeatedCompositeFieldContainer[Global___RatingPoint]:
+        """The latest rating changes, oldest first."""
+
+    @_builtins.property
+    def strikes_by_kind(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """Strikes by kind (see ProblemRecord.kind)."""
+
+    @_builtins.property
+    def think(self) -> Global___ThinkTimes:
+        """Think-time percentiles; unset before the first answered decision."""
+
+    @_builtins.property
+    def problems(self) -> _containers.RepeatedCompositeFieldContainer[Global___ProblemRecord]:
+        """The latest Problems, newest first."""
+
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        matches: _builtins.int = ...,
+        wins: _builtins.int = ...,
+        ranks: _abc.Mapping[_builtins.int, _builtins.int] | None = ...,
+        mean_score: _builtins.float = ...,
+        rating: _builtins.float | None = ...,
+        rated_games: _builtins.int = ...,
+        history: _abc.Iterable[Global___RatingPoint] | None = ...,
+        timeouts: _builtins.int = ...,
+        strikes: _builtins.int = ...,
+        strikes_by_kind: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        forfeits: _builtins.int = ...,
+        think: Global___ThinkTimes | None = ...,
+        problems: _abc.Iterable[Global___ProblemRecord] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_rating", b"_rating", "rating", b"rating", "think", b"think"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_rating", b"_rating", "forfeits", b"forfeits", "game", b"game", "history", b"history", "matches", b"matches", "mean_score", b"mean_score", "problems", b"problems", "ranks", b"ranks", "rated_games", b"rated_games", "rating", b"rating", "strikes", b"strikes", "strikes_by_kind", b"strikes_by_kind", "think", b"think", "timeouts", b"timeouts", "wins", b"wins"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__rating: _TypeAlias = _typing.Literal["rating"]  # noqa: Y015
+    _WhichOneofArgType__rating: _TypeAlias = _typing.Literal["_rating", b"_rating"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__rating) -> _WhichOneofReturnType__rating | None: ...
+
+Global___GameStats: _TypeAlias = GameStats  # noqa: Y015
+
+@_typing.final
+class BotStats(_message.Message):
+    """A bot's statistics."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    REGISTERED_AT_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    bot: _builtins.str
+    """The bot's name."""
+    @_builtins.property
+    def registered_at(self) -> _timestamp_pb2.Timestamp:
+        """When it was registered."""
+
+    @_builtins.property
+    def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameStats]:
+        """Per game, by game name."""
+
+    def __init__(
+        self,
+        *,
+        bot: _builtins.str = ...,
+        registered_at: _timestamp_pb2.Timestamp | None = ...,
+        games: _abc.Iterable[Global___GameStats] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["registered_at", b"registered_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "games", b"games", "registered_at", b"registered_at"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotStats: _TypeAlias = BotStats  # noqa: Y015

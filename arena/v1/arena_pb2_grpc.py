@@ -95,6 +95,11 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.Leaderboard.FromString,
                 _registered_method=True)
+        self.GetBotStats = channel.unary_unary(
+                '/arena.v1.ArenaService/GetBotStats',
+                request_serializer=arena_dot_v1_dot_arena__pb2.GetBotStatsRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.BotStats.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -187,6 +192,14 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetBotStats(self, request, context):
+        """Gets a bot's statistics per game: results, rating history, strikes, think times, Problems.
+        An unknown bot fails with NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -249,6 +262,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetLeaderboard,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.Leaderboard.SerializeToString,
+            ),
+            'GetBotStats': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBotStats,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.GetBotStatsRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.BotStats.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -576,6 +594,33 @@ class ArenaService:
             '/arena.v1.ArenaService/GetLeaderboard',
             arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.Leaderboard.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBotStats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/GetBotStats',
+            arena_dot_v1_dot_arena__pb2.GetBotStatsRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.BotStats.FromString,
             options,
             channel_credentials,
             insecure,

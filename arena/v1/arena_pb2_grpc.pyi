@@ -65,6 +65,10 @@ class ArenaServiceStub:
     """Gets a tournament with its progress and standings. An unknown id fails with NOT_FOUND."""
     GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetLeaderboardRequest, _arena_pb2.Leaderboard]
     """Gets the Elo leaderboard of a game."""
+    GetBotStats: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetBotStatsRequest, _arena_pb2.BotStats]
+    """Gets a bot's statistics per game: results, rating history, strikes, think times, Problems.
+    An unknown bot fails with NOT_FOUND.
+    """
 
 @_typing.type_check_only
 class ArenaServiceAsyncStub(ArenaServiceStub):
@@ -99,6 +103,10 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     """Gets a tournament with its progress and standings. An unknown id fails with NOT_FOUND."""
     GetLeaderboard: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetLeaderboardRequest, _arena_pb2.Leaderboard]  # type: ignore[assignment]
     """Gets the Elo leaderboard of a game."""
+    GetBotStats: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetBotStatsRequest, _arena_pb2.BotStats]  # type: ignore[assignment]
+    """Gets a bot's statistics per game: results, rating history, strikes, think times, Problems.
+    An unknown bot fails with NOT_FOUND.
+    """
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     """The arena's public service."""
@@ -202,5 +210,15 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.Leaderboard, _abc.Awaitable[_arena_pb2.Leaderboard]]:
         """Gets the Elo leaderboard of a game."""
+
+    @_abc_1.abstractmethod
+    def GetBotStats(
+        self,
+        request: _arena_pb2.GetBotStatsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.BotStats, _abc.Awaitable[_arena_pb2.BotStats]]:
+        """Gets a bot's statistics per game: results, rating history, strikes, think times, Problems.
+        An unknown bot fails with NOT_FOUND.
+        """
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

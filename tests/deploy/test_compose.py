@@ -114,7 +114,7 @@ def test_the_environment_example_lists_every_setting_without_values() -> None:
 def test_arena_services_run_the_processes_of_the_guide() -> None:
     all_services = services()
     arena = {n: s for n, s in all_services.items() if s.get("build")}
-    assert set(arena) == {"referee", "worker-1", "worker-2", "beat"}
+    assert set(arena) == {"referee", "worker-1", "worker-2", "beat", "web"}
     for name, service in arena.items():
         assert service["build"] == {"context": "..", "dockerfile": "deploy/Dockerfile"}, name
         env = environment(service)
@@ -131,6 +131,8 @@ def test_arena_services_run_the_processes_of_the_guide() -> None:
         assert env["PROMETHEUS_MULTIPROC_DIR"] in tmpfs, "multiprocess files start empty"
     assert " ".join(arena["beat"]["command"]).startswith("celery -A workers.app beat")
     assert environment(arena["beat"])["ARENA_BEAT_METRICS_PORT"] == "9103"
+    web = " ".join(arena["web"]["command"])
+    assert web.startswith("arena web") and "--port 8080 --metrics-port 9104" in web
 
 
 def test_bind_mounts_and_image_sources_exist() -> None:

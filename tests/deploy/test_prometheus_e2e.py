@@ -259,7 +259,12 @@ def test_prometheus_scrapes_a_lone_referee(
     wait_for("the referee's gRPC health to say SERVING", serving, timeout=90)
 
     prometheus.start(
-        {"arena-referee": [f"127.0.0.1:{metrics_port}"], "arena-worker": [], "arena-beat": []}
+        {
+            "arena-referee": [f"127.0.0.1:{metrics_port}"],
+            "arena-worker": [],
+            "arena-beat": [],
+            "arena-web": [],
+        }
     )
     wait_for("every target up", all_targets_up(prometheus, {"arena-referee", "prometheus"}), 60)
     wait_for("every rule evaluated", rules_evaluate(prometheus), 60)
@@ -311,14 +316,15 @@ def test_prometheus_over_a_short_tournament(
     database_factory: Callable[[], str],  # noqa: F811
 ) -> None:
     started = time.time()
-    port, referee_m, worker_m, beat_m = (free_port() for _ in range(4))
+    port, referee_m, worker_m, beat_m, web, web_m = (free_port() for _ in range(6))
     address = f"127.0.0.1:{port}"
     # A database of our own; Redis is left unset so that `arena up` embeds one in the data dir.
     env = arena_env(workdir, ARENA_DATABASE_URL=database_factory())
     log = workdir / "arena-up.log"
     up = (
         f"up --data-dir {workdir / 'data'} --port {port} --referee-metrics-port {referee_m} "
-        f"--worker-metrics-port {worker_m} --beat-metrics-port {beat_m} --concurrency 2"
+        f"--worker-metrics-port {worker_m} --beat-metrics-port {beat_m} --concurrency 2 "
+        f"--web-port {web} --web-metrics-port {web_m}"
     )
     stack = start_group([*ARENA, *up.split()], log, env)
     processes.append(stack)
@@ -334,9 +340,10 @@ def test_prometheus_over_a_short_tournament(
             "arena-referee": [f"127.0.0.1:{referee_m}"],
             "arena-worker": [f"127.0.0.1:{worker_m}"],
             "arena-beat": [f"127.0.0.1:{beat_m}"],
+            "arena-web": [f"127.0.0.1:{web_m}"],
         }
     )
-    jobs = {"arena-referee", "arena-worker", "arena-beat", "prometheus"}
+    jobs = {"arena-referee", "arena-worker", "arena-beat", "arena-web", "prometheus"}
     wait_for("every target up", all_targets_up(prometheus, jobs), 90)
     assert load_healthcheck().check_grpc(address) is None, "the container health probe passes"
 

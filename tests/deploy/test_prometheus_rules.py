@@ -29,7 +29,7 @@ REQUIRED_ALERTS = {
     "database errors": "ArenaDatabaseErrors",
 }
 # Metrics port of each Arena process, as fixed in docs/operations.md.
-JOB_PORTS = {"arena-referee": 9101, "arena-worker": 9102, "arena-beat": 9103}
+JOB_PORTS = {"arena-referee": 9101, "arena-worker": 9102, "arena-beat": 9103, "arena-web": 9104}
 
 
 def test_promtool_check_config(promtool: str) -> None:
@@ -97,8 +97,9 @@ def test_scrape_jobs_cover_every_arena_process_in_compose() -> None:
     commands = {name: " ".join(map(str, s.get("command", []))) for name, s in services.items()}
     arena_services = {name for name, cmd in commands.items() if "arena serve" in cmd}
     arena_services |= {name for name, cmd in commands.items() if "workers.app" in cmd}
+    arena_services |= {name for name, cmd in commands.items() if cmd.startswith("arena web")}
     scraped = {t.partition(":")[0] for job in JOB_PORTS for t in targets[job]}
-    assert scraped == arena_services, "every referee, worker and beat service is scraped"
+    assert scraped == arena_services, "every referee, worker, beat and web service is scraped"
     for job, port in JOB_PORTS.items():
         assert all(t.endswith(f":{port}") for t in targets[job]), (job, targets[job])
     workers = {name for name, cmd in commands.items() if " worker " in f" {cmd} "}

@@ -17,6 +17,7 @@ PROCESSES = {
     "arena-referee@.service": ("arena-referee@0.service", "arena serve", 9101),
     "arena-worker@.service": ("arena-worker@1.service", "celery -A workers.app worker", 9102),
     "arena-beat.service": ("arena-beat.service", "celery -A workers.app beat", 9103),
+    "arena-web.service": ("arena-web.service", "arena web", 9104),
 }
 
 

@@ -1,0 +1,93 @@
+"""`arena bot stats NAME`: a bot's statistics per game, from the GetBotStats RPC."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from typing import Any
+
+import grpc
+
+from arena.v1 import arena_pb2, arena_pb2_grpc
+
+EXIT_NOT_FOUND = 4
+EXIT_UNAVAILABLE = 5
+
+
+def _ms(duration: Any) -> str:
+    return f"{duration.ToTimedelta().total_seconds() * 1000:.0f} ms"
+
+
+def stats_lines(stats: arena_pb2.BotStats) -> list[str]:
+    """The readable report of a bot's statistics."""
+    lines = [f"{stats.bot} (registered {stats.registered_at.ToDatetime():%Y-%m-%d %H:%M} UTC)"]
+    if not stats.games:
+        lines.append("  no matches yet")
+    for g in stats.games:
+        rating = f"{g.rating:.0f} over {g.rated_games} rated" if g.HasField("rating") else "unrated"
+        lines.append(f"{g.game}: rating {rating}")
+        ranks = ", ".join(f"{rank}: {n}" for rank, n in sorted(g.ranks.items()))
+        lines.append(
+            f"  matches {g.matches}, wins {g.wins}, mean score {g.mean_score:.1f}"
+            + (f"  (by rank {ranks})" if ranks else "")
+        )
+        if len(g.history) > 1:
+            first, last = g.history[0], g.history[-1]
+            lines.append(
+                f"  rating {first.before:.0f} -> {last.after:.0f} over the last "
+                f"{len(g.history)} rated matches"
+            )
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(g.strikes_by_kind.items())) or "none"
+        lines.append(
+            f"  timeouts {g.timeouts}, strikes {g.strikes} ({kinds}), forfeits {g.forfeits}"
+        )
+        if g.HasField("think"):
+            t = g.think
+            lines.append(
+                f"  think time over {t.decisions} decisions: p50 {_ms(t.p50)}, p90 {_ms(t.p90)}, "
+                f"p99 {_ms(t.p99)}, max {_ms(t.max)}"
+            )
+        for p in g.problems:
+            lines.append(
+                f"  problem: match {p.match_id} decision {p.decision} (seat {p.seat}) "
+                f"{p.kind}: {p.message}"
+            )
+    return lines
+
+
+async def _stats(args: argparse.Namespace) -> int:
+    request = arena_pb2.GetBotStatsRequest(bot=args.name, game=args.game, problems=args.problems)
+    try:
+        async with grpc.aio.insecure_channel(args.address) as channel:
+            stats = await arena_pb2_grpc.ArenaServiceStub(channel).GetBotStats(request, timeout=30)
+    except grpc.aio.AioRpcError as exc:
+        print(f"arena: {exc.details() or exc.code().name}", file=sys.stderr)
+        if exc.code() == grpc.StatusCode.NOT_FOUND:
+            return EXIT_NOT_FOUND
+        if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            print(f"arena: is a referee running at {args.address}?", file=sys.stderr)
+            return EXIT_UNAVAILABLE
+        return 1
+    for line in stats_lines(stats):
+        print(line)
+    return 0
+
+
+def add_stats_command(bot_sub: Any) -> None:
+    """Add `stats` to the `arena bot` subcommands."""
+    stats = bot_sub.add_parser(
+        "stats", help="a bot's results, rating history, strikes, think times and Problems"
+    )
+    stats.add_argument("name", help="the bot's name")
+    stats.add_argument("--game", default="", help="only this game (default: every game)")
+    stats.add_argument(
+        "--problems", type=int, default=10, help="Problems to list per game (default 10)"
+    )
+    stats.add_argument(
+        "--address",
+        default=os.environ.get("ARENA_ADDRESS", "localhost:50051"),
+        help="the referee's address (default $ARENA_ADDRESS or localhost:50051)",
+    )
+    stats.set_defaults(func=lambda a: asyncio.run(_stats(a)))
