@@ -10,17 +10,17 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from arena import metrics, wire
+from arena import metrics
 from arena.clock import Clock, SeatClock
-from arena.referee import requests
+from arena.referee import answers, requests
 from arena.referee.sessions import Hub, Pending
 from arena.referee.store import MatchStore
 from arena.storage.errors import StorageError
 from arena.storage.rows import DecisionRow, SeatResult
 from arena.v1 import bot_pb2, common_pb2
 from engines import (
+    ActionError,
     Decision,
-    EngineError,
     HashRng,
     IllegalAction,
     InvalidAction,
@@ -222,9 +222,10 @@ class MatchRunner:
         s.clock.charge(timedelta(seconds=taken))
         metrics.DECISION_ROUND_TRIP.labels(self.game).observe(taken)
         try:
-            action = self._parse_answer(seat, decision.number, answered, listing)
-            self.rules.check_answer(self.state, seat, decision.number, action)
-        except EngineError as exc:
+            action = answers.to_action(
+                self.rules, self.state, seat, decision.number, answered, listing
+            )
+        except ActionError as exc:
             kind = next(
                 (k for t, k in PROBLEM_OF.items() if isinstance(exc, t)),
                 bot_pb2.PROBLEM_KIND_ILLEGAL_ACTION,
@@ -255,35 +256,6 @@ class MatchRunner:
             finally:
                 changed.cancel()
         return pending.answer.result()
-
-    def _parse_answer(
-        self, seat: int, number: int, answer: bot_pb2.Action, listing: list[Any]
-    ) -> Any:
-        if answer.decision != number:
-            raise StaleDecision(
-                f"answer names decision {answer.decision}, but decision {number} is open",
-                seat=seat,
-                decision=number,
-            )
-        choice = answer.WhichOneof("choice")
-        if choice == "index":
-            if not 0 <= answer.index < len(listing):
-                raise InvalidAction(
-                    f"index {answer.index} is out of range: {len(listing)} legal actions listed",
-                    seat=seat,
-                )
-            return listing[answer.index]
-        if choice == "typed":
-            try:
-                game, dumped = wire.action_json(answer.typed)
-            except wire.WireError as exc:
-                raise InvalidAction(str(exc), seat=seat) from None
-            if game != self.game:
-                raise InvalidAction(f"a {game} action in a {self.game} match", seat=seat)
-            return self.rules.parse_action(seat, dumped)
-        if choice == "json":
-            return self.rules.parse_wire(seat, answer.json)
-        raise InvalidAction("the action sets none of index, typed and json", seat=seat)
 
     def _strike(self, seat: int, number: int, kind: int, message: str) -> None:
         s = self.seats[seat]
