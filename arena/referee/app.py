@@ -7,6 +7,7 @@ import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import engines
@@ -36,6 +37,8 @@ class RefereeConfig:
     """The clock of matches whose creator sets none."""
     connect_timeout: float = 10.0
     """Seconds a new match waits for its bots to connect before the clocks start anyway."""
+    spectator_delay: timedelta = timedelta(0)
+    """The least delay WatchMatch shows a running match with (a client may ask for more)."""
 
 
 class Referee:
@@ -186,8 +189,9 @@ class Referee:
         except asyncio.CancelledError:
             log.info("match %s interrupted by shutdown", runner.match_id)
             raise
-        except Exception:
-            log.exception("match %s crashed", runner.match_id)
+        except Exception as exc:  # the referee's own failure: abort, never strand the match
+            log.exception("match %s crashed; aborting it", runner.match_id)
+            await runner.abort(f"referee error: {type(exc).__name__}: {exc}")
         finally:
             self.runners.pop(runner.match_id, None)
 

@@ -15,7 +15,7 @@ from arena.clock import Clock, SeatClock
 from arena.referee import answers, requests
 from arena.referee.sessions import Hub, Pending
 from arena.referee.store import MatchStore
-from arena.storage.errors import StorageError
+from arena.storage.errors import Conflict, NotFound, StorageError
 from arena.storage.rows import DecisionRow, SeatResult
 from arena.v1 import bot_pb2, common_pb2
 from engines import (
@@ -39,6 +39,9 @@ PROBLEM_OF = {
     StaleDecision: bot_pb2.PROBLEM_KIND_STALE_DECISION,
 }
 DB_RETRY_MAX = 5.0
+ABORT_REASON_CHARS = 300
+"""The longest abort reason stored and sent (it quotes an exception's text)."""
+ABORT_STORE_ATTEMPTS = 5
 
 
 @dataclass
@@ -406,6 +409,42 @@ class MatchRunner:
             message.match_end.seat = seat
             self.hub.send(s.bot_id, message)
         return outcome
+
+    async def abort(self, reason: str) -> None:
+        """End a match the referee cannot go on with: store it aborted, tell every seat, count it.
+
+        Storage is tried a few times only: the seats hear `MatchEnd` even when the database is
+        down (the match then stays `running` and is resumed from its log like any orphan).
+        """
+        reason = (
+            reason if len(reason) <= ABORT_REASON_CHARS else reason[:ABORT_REASON_CHARS] + "..."
+        )
+        metrics.MATCHES_ABORTED.labels(self.game).inc()
+        for attempt in range(ABORT_STORE_ATTEMPTS):
+            try:
+                await self.store.abort_match(self.match_id, reason)
+                break
+            except (Conflict, NotFound) as exc:  # already ended or gone: nothing to store
+                log.warning("match %s: not stored as aborted (%s)", self.match_id, exc)
+                break
+            except StorageError as exc:
+                metrics.DB_ERRORS.labels("abort_match").inc()
+                log.error("match %s: storing the abort failed (%s)", self.match_id, exc)
+                await asyncio.sleep(0.05 * 2**attempt)
+        end = bot_pb2.MatchEnd(
+            match_id=self.match_id,
+            termination=common_pb2.TERMINATION_ABORTED,
+            results=[
+                common_pb2.SeatResult(seat=i, bot=s.bot_name, strikes=s.strikes)
+                for i, s in enumerate(self.seats)
+            ],
+            reason=reason,
+        )
+        for seat, s in enumerate(self.seats):
+            message = bot_pb2.ArenaMessage()
+            message.match_end.CopyFrom(end)
+            message.match_end.seat = seat
+            self.hub.send(s.bot_id, message)
 
     def end_message(self, outcome: Outcome) -> bot_pb2.MatchEnd:
         """The MatchEnd every seat receives (its own seat is filled in per bot)."""

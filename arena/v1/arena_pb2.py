@@ -28,15 +28,15 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61rena/v1/arena.proto\x12\x08\x61rena.v1\x1a\x15\x61rena/v1/common.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\"\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"B\n\x13RegisterBotResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\"\x12\n\x10ListGamesRequest\"S\n\nGameOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x14\n\x0c\x64\x65\x66\x61ult_json\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\"v\n\x04Game\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x15\n\rrules_version\x18\x03 \x01(\x05\x12\x13\n\x0bseat_counts\x18\x04 \x03(\x05\x12%\n\x07options\x18\x05 \x03(\x0b\x32\x14.arena.v1.GameOption\"2\n\x11ListGamesResponse\x12\x1d\n\x05games\x18\x01 \x03(\x0b\x32\x0e.arena.v1.Game\"\xf7\x01\n\x12\x43reateMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0c\n\x04\x62ots\x18\x02 \x03(\t\x12(\n\x07options\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x1e\n\x05\x63lock\x18\x04 \x01(\x0b\x32\x0f.arena.v1.Clock\x12\x0c\n\x04seed\x18\x05 \x01(\x03\x12\x32\n\x0f\x63onnect_timeout\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x15\n\rtournament_id\x18\x07 \x01(\x03\x12\x10\n\x08round_no\x18\x08 \x01(\x05\x12\x10\n\x08table_no\x18\t \x01(\x05\"\xd4\x02\n\x05Match\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12\x0c\n\x04game\x18\x02 \x01(\t\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.arena.v1.MatchStatus\x12*\n\x0btermination\x18\x04 \x01(\x0e\x32\x15.arena.v1.Termination\x12#\n\x05seats\x18\x05 \x03(\x0b\x32\x14.arena.v1.SeatResult\x12\x11\n\tdecisions\x18\x06 \x01(\x05\x12.\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x66inished_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rtournament_id\x18\t \x01(\x03\x12(\n\x07options\x18\n \x01(\x0b\x32\x17.google.protobuf.Struct\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\x03\"e\n\x12ListMatchesRequest\x12%\n\x06status\x18\x01 \x01(\x0e\x32\x15.arena.v1.MatchStatus\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0b\n\x03\x62ot\x18\x03 \x01(\t\x12\r\n\x05limit\x18\x04 \x01(\x05\"7\n\x13ListMatchesResponse\x12 \n\x07matches\x18\x01 \x03(\x0b\x32\x0f.arena.v1.Match\"O\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12(\n\x05\x64\x65lay\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\"\x94\x01\n\nMatchEvent\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12\x10\n\x08\x64\x65\x63ision\x18\x02 \x01(\x05\x12\r\n\x05label\x18\x03 \x01(\t\x12 \n\x04view\x18\x04 \x01(\x0b\x32\x12.arena.v1.GameView\x12\x11\n\tview_json\x18\x05 \x01(\t\x12\x1e\n\x05\x66inal\x18\x06 \x01(\x0b\x32\x0f.arena.v1.Match\"$\n\x10GetReplayRequest\x12\x10\n\x08match_id\x18\x01 \x01(\x03\"O\n\x06Replay\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12\x13\n\x0brecord_json\x18\x02 \x01(\t\x12\x1e\n\x05match\x18\x03 \x01(\x0b\x32\x0f.arena.v1.Match\"\x11\n\x0fListBotsRequest\"v\n\x0c\x43onnectedBot\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x16\n\x0e\x61\x63tive_matches\x18\x03 \x01(\x05\x12\x30\n\x0c\x63onnected_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"8\n\x10ListBotsResponse\x12$\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x16.arena.v1.ConnectedBot\"\xee\x01\n\x17\x43reateTournamentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04\x62ots\x18\x03 \x03(\t\x12(\n\x07options\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\ntable_size\x18\x05 \x01(\x05\x12\x0e\n\x06rounds\x18\x06 \x01(\x05\x12\x1e\n\x05\x63lock\x18\x07 \x01(\x0b\x32\x0f.arena.v1.Clock\x12-\n\tstarts_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04seed\x18\t \x01(\x03\"\x7f\n\x08Standing\x12\x10\n\x08position\x18\x01 \x01(\x05\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x01\x12\x10\n\x08tiebreak\x18\x04 \x01(\x01\x12\x0e\n\x06rating\x18\x05 \x01(\x01\x12\x0c\n\x04\x62yes\x18\x06 \x01(\x05\x12\x15\n\rrounds_played\x18\x07 \x01(\x05\"\xc5\x02\n\nTournament\x12\x15\n\rtournament_id\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12*\n\x06status\x18\x04 \x01(\x0e\x32\x1a.arena.v1.TournamentStatus\x12\x12\n\ntable_size\x18\x05 \x01(\x05\x12\x0e\n\x06rounds\x18\x06 \x01(\x05\x12\x15\n\rcurrent_round\x18\x07 \x01(\x05\x12\x0e\n\x06tables\x18\x08 \x01(\x05\x12\x17\n\x0ftables_finished\x18\t \x01(\x05\x12-\n\tstarts_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12%\n\tstandings\x18\x0b \x03(\x0b\x32\x12.arena.v1.Standing\x12\x1e\n\x05\x63lock\x18\x0c \x01(\x0b\x32\x0f.arena.v1.Clock\"S\n\x16ListTournamentsRequest\x12*\n\x06status\x18\x01 \x01(\x0e\x32\x1a.arena.v1.TournamentStatus\x12\r\n\x05limit\x18\x02 \x01(\x05\"D\n\x17ListTournamentsResponse\x12)\n\x0btournaments\x18\x01 \x03(\x0b\x32\x14.arena.v1.Tournament\"-\n\x14GetTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\x03\"4\n\x15GetLeaderboardRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\"P\n\x10LeaderboardEntry\x12\x10\n\x08position\x18\x01 \x01(\x05\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\x12\r\n\x05games\x18\x04 \x01(\x05\"H\n\x0bLeaderboard\x12\x0c\n\x04game\x18\x01 \x01(\t\x12+\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x1a.arena.v1.LeaderboardEntry*\xb6\x01\n\x10TournamentStatus\x12!\n\x1dTOURNAMENT_STATUS_UNSPECIFIED\x10\x00\x12\x1f\n\x1bTOURNAMENT_STATUS_SCHEDULED\x10\x01\x12\x1d\n\x19TOURNAMENT_STATUS_RUNNING\x10\x02\x12\x1e\n\x1aTOURNAMENT_STATUS_FINISHED\x10\x03\x12\x1f\n\x1bTOURNAMENT_STATUS_CANCELLED\x10\x04\x32\xd9\x06\n\x0c\x41renaService\x12J\n\x0bRegisterBot\x12\x1c.arena.v1.RegisterBotRequest\x1a\x1d.arena.v1.RegisterBotResponse\x12\x44\n\tListGames\x12\x1a.arena.v1.ListGamesRequest\x1a\x1b.arena.v1.ListGamesResponse\x12<\n\x0b\x43reateMatch\x12\x1c.arena.v1.CreateMatchRequest\x1a\x0f.arena.v1.Match\x12\x36\n\x08GetMatch\x12\x19.arena.v1.GetMatchRequest\x1a\x0f.arena.v1.Match\x12J\n\x0bListMatches\x12\x1c.arena.v1.ListMatchesRequest\x1a\x1d.arena.v1.ListMatchesResponse\x12\x41\n\nWatchMatch\x12\x1b.arena.v1.WatchMatchRequest\x1a\x14.arena.v1.MatchEvent0\x01\x12\x39\n\tGetReplay\x12\x1a.arena.v1.GetReplayRequest\x1a\x10.arena.v1.Replay\x12\x41\n\x08ListBots\x12\x19.arena.v1.ListBotsRequest\x1a\x1a.arena.v1.ListBotsResponse\x12K\n\x10\x43reateTournament\x12!.arena.v1.CreateTournamentRequest\x1a\x14.arena.v1.Tournament\x12V\n\x0fListTournaments\x12 .arena.v1.ListTournamentsRequest\x1a!.arena.v1.ListTournamentsResponse\x12\x45\n\rGetTournament\x12\x1e.arena.v1.GetTournamentRequest\x1a\x14.arena.v1.Tournament\x12H\n\x0eGetLeaderboard\x12\x1f.arena.v1.GetLeaderboardRequest\x1a\x15.arena.v1.Leaderboardb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61rena/v1/arena.proto\x12\x08\x61rena.v1\x1a\x15\x61rena/v1/common.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\"\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"B\n\x13RegisterBotResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\"\x12\n\x10ListGamesRequest\"S\n\nGameOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x14\n\x0c\x64\x65\x66\x61ult_json\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\"v\n\x04Game\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x15\n\rrules_version\x18\x03 \x01(\x05\x12\x13\n\x0bseat_counts\x18\x04 \x03(\x05\x12%\n\x07options\x18\x05 \x03(\x0b\x32\x14.arena.v1.GameOption\"2\n\x11ListGamesResponse\x12\x1d\n\x05games\x18\x01 \x03(\x0b\x32\x0e.arena.v1.Game\"\xf7\x01\n\x12\x43reateMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0c\n\x04\x62ots\x18\x02 \x03(\t\x12(\n\x07options\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x1e\n\x05\x63lock\x18\x04 \x01(\x0b\x32\x0f.arena.v1.Clock\x12\x0c\n\x04seed\x18\x05 \x01(\x03\x12\x32\n\x0f\x63onnect_timeout\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x15\n\rtournament_id\x18\x07 \x01(\x03\x12\x10\n\x08round_no\x18\x08 \x01(\x05\x12\x10\n\x08table_no\x18\t \x01(\x05\"\xea\x02\n\x05Match\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12\x0c\n\x04game\x18\x02 \x01(\t\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.arena.v1.MatchStatus\x12*\n\x0btermination\x18\x04 \x01(\x0e\x32\x15.arena.v1.Termination\x12#\n\x05seats\x18\x05 \x03(\x0b\x32\x14.arena.v1.SeatResult\x12\x11\n\tdecisions\x18\x06 \x01(\x05\x12.\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x66inished_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rtournament_id\x18\t \x01(\x03\x12(\n\x07options\x18\n \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x14\n\x0c\x61\x62ort_reason\x18\x0b \x01(\t\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\x03\"e\n\x12ListMatchesRequest\x12%\n\x06status\x18\x01 \x01(\x0e\x32\x15.arena.v1.MatchStatus\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0b\n\x03\x62ot\x18\x03 \x01(\t\x12\r\n\x05limit\x18\x04 \x01(\x05\"7\n\x13ListMatchesResponse\x12 \n\x07matches\x18\x01 \x03(\x0b\x32\x0f.arena.v1.Match\"O\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12(\n\x05\x64\x65lay\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\"\x94\x01\n\nMatchEvent\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12\x10\n\x08\x64\x65\x63ision\x18\x02 \x01(\x05\x12\r\n\x05label\x18\x03 \x01(\t\x12 \n\x04view\x18\x04 \x01(\x0b\x32\x12.arena.v1.GameView\x12\x11\n\tview_json\x18\x05 \x01(\t\x12\x1e\n\x05\x66inal\x18\x06 \x01(\x0b\x32\x0f.arena.v1.Match\"$\n\x10GetReplayRequest\x12\x10\n\x08match_id\x18\x01 \x01(\x03\"O\n\x06Replay\x12\x10\n\x08match_id\x18\x01 \x01(\x03\x12\x13\n\x0brecord_json\x18\x02 \x01(\t\x12\x1e\n\x05match\x18\x03 \x01(\x0b\x32\x0f.arena.v1.Match\"\x11\n\x0fListBotsRequest\"v\n\x0c\x43onnectedBot\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x16\n\x0e\x61\x63tive_matches\x18\x03 \x01(\x05\x12\x30\n\x0c\x63onnected_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"8\n\x10ListBotsResponse\x12$\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x16.arena.v1.ConnectedBot\"\xee\x01\n\x17\x43reateTournamentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04\x62ots\x18\x03 \x03(\t\x12(\n\x07options\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\ntable_size\x18\x05 \x01(\x05\x12\x0e\n\x06rounds\x18\x06 \x01(\x05\x12\x1e\n\x05\x63lock\x18\x07 \x01(\x0b\x32\x0f.arena.v1.Clock\x12-\n\tstarts_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04seed\x18\t \x01(\x03\"\x7f\n\x08Standing\x12\x10\n\x08position\x18\x01 \x01(\x05\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x01\x12\x10\n\x08tiebreak\x18\x04 \x01(\x01\x12\x0e\n\x06rating\x18\x05 \x01(\x01\x12\x0c\n\x04\x62yes\x18\x06 \x01(\x05\x12\x15\n\rrounds_played\x18\x07 \x01(\x05\"\xc5\x02\n\nTournament\x12\x15\n\rtournament_id\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12*\n\x06status\x18\x04 \x01(\x0e\x32\x1a.arena.v1.TournamentStatus\x12\x12\n\ntable_size\x18\x05 \x01(\x05\x12\x0e\n\x06rounds\x18\x06 \x01(\x05\x12\x15\n\rcurrent_round\x18\x07 \x01(\x05\x12\x0e\n\x06tables\x18\x08 \x01(\x05\x12\x17\n\x0ftables_finished\x18\t \x01(\x05\x12-\n\tstarts_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12%\n\tstandings\x18\x0b \x03(\x0b\x32\x12.arena.v1.Standing\x12\x1e\n\x05\x63lock\x18\x0c \x01(\x0b\x32\x0f.arena.v1.Clock\"S\n\x16ListTournamentsRequest\x12*\n\x06status\x18\x01 \x01(\x0e\x32\x1a.arena.v1.TournamentStatus\x12\r\n\x05limit\x18\x02 \x01(\x05\"D\n\x17ListTournamentsResponse\x12)\n\x0btournaments\x18\x01 \x03(\x0b\x32\x14.arena.v1.Tournament\"-\n\x14GetTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\x03\"4\n\x15GetLeaderboardRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\"P\n\x10LeaderboardEntry\x12\x10\n\x08position\x18\x01 \x01(\x05\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\x12\r\n\x05games\x18\x04 \x01(\x05\"H\n\x0bLeaderboard\x12\x0c\n\x04game\x18\x01 \x01(\t\x12+\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x1a.arena.v1.LeaderboardEntry*\xb6\x01\n\x10TournamentStatus\x12!\n\x1dTOURNAMENT_STATUS_UNSPECIFIED\x10\x00\x12\x1f\n\x1bTOURNAMENT_STATUS_SCHEDULED\x10\x01\x12\x1d\n\x19TOURNAMENT_STATUS_RUNNING\x10\x02\x12\x1e\n\x1aTOURNAMENT_STATUS_FINISHED\x10\x03\x12\x1f\n\x1bTOURNAMENT_STATUS_CANCELLED\x10\x04\x32\xd9\x06\n\x0c\x41renaService\x12J\n\x0bRegisterBot\x12\x1c.arena.v1.RegisterBotRequest\x1a\x1d.arena.v1.RegisterBotResponse\x12\x44\n\tListGames\x12\x1a.arena.v1.ListGamesRequest\x1a\x1b.arena.v1.ListGamesResponse\x12<\n\x0b\x43reateMatch\x12\x1c.arena.v1.CreateMatchRequest\x1a\x0f.arena.v1.Match\x12\x36\n\x08GetMatch\x12\x19.arena.v1.GetMatchRequest\x1a\x0f.arena.v1.Match\x12J\n\x0bListMatches\x12\x1c.arena.v1.ListMatchesRequest\x1a\x1d.arena.v1.ListMatchesResponse\x12\x41\n\nWatchMatch\x12\x1b.arena.v1.WatchMatchRequest\x1a\x14.arena.v1.MatchEvent0\x01\x12\x39\n\tGetReplay\x12\x1a.arena.v1.GetReplayRequest\x1a\x10.arena.v1.Replay\x12\x41\n\x08ListBots\x12\x19.arena.v1.ListBotsRequest\x1a\x1a.arena.v1.ListBotsResponse\x12K\n\x10\x43reateTournament\x12!.arena.v1.CreateTournamentRequest\x1a\x14.arena.v1.Tournament\x12V\n\x0fListTournaments\x12 .arena.v1.ListTournamentsRequest\x1a!.arena.v1.ListTournamentsResponse\x12\x45\n\rGetTournament\x12\x1e.arena.v1.GetTournamentRequest\x1a\x14.arena.v1.Tournament\x12H\n\x0eGetLeaderboard\x12\x1f.arena.v1.GetLeaderboardRequest\x1a\x15.arena.v1.Leaderboardb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.arena_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TOURNAMENTSTATUS']._serialized_start=2982
-  _globals['_TOURNAMENTSTATUS']._serialized_end=3164
+  _globals['_TOURNAMENTSTATUS']._serialized_start=3004
+  _globals['_TOURNAMENTSTATUS']._serialized_end=3186
   _globals['_REGISTERBOTREQUEST']._serialized_start=152
   _globals['_REGISTERBOTREQUEST']._serialized_end=186
   _globals['_REGISTERBOTRESPONSE']._serialized_start=188
@@ -52,45 +52,45 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CREATEMATCHREQUEST']._serialized_start=534
   _globals['_CREATEMATCHREQUEST']._serialized_end=781
   _globals['_MATCH']._serialized_start=784
-  _globals['_MATCH']._serialized_end=1124
-  _globals['_GETMATCHREQUEST']._serialized_start=1126
-  _globals['_GETMATCHREQUEST']._serialized_end=1161
-  _globals['_LISTMATCHESREQUEST']._serialized_start=1163
-  _globals['_LISTMATCHESREQUEST']._serialized_end=1264
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=1266
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=1321
-  _globals['_WATCHMATCHREQUEST']._serialized_start=1323
-  _globals['_WATCHMATCHREQUEST']._serialized_end=1402
-  _globals['_MATCHEVENT']._serialized_start=1405
-  _globals['_MATCHEVENT']._serialized_end=1553
-  _globals['_GETREPLAYREQUEST']._serialized_start=1555
-  _globals['_GETREPLAYREQUEST']._serialized_end=1591
-  _globals['_REPLAY']._serialized_start=1593
-  _globals['_REPLAY']._serialized_end=1672
-  _globals['_LISTBOTSREQUEST']._serialized_start=1674
-  _globals['_LISTBOTSREQUEST']._serialized_end=1691
-  _globals['_CONNECTEDBOT']._serialized_start=1693
-  _globals['_CONNECTEDBOT']._serialized_end=1811
-  _globals['_LISTBOTSRESPONSE']._serialized_start=1813
-  _globals['_LISTBOTSRESPONSE']._serialized_end=1869
-  _globals['_CREATETOURNAMENTREQUEST']._serialized_start=1872
-  _globals['_CREATETOURNAMENTREQUEST']._serialized_end=2110
-  _globals['_STANDING']._serialized_start=2112
-  _globals['_STANDING']._serialized_end=2239
-  _globals['_TOURNAMENT']._serialized_start=2242
-  _globals['_TOURNAMENT']._serialized_end=2567
-  _globals['_LISTTOURNAMENTSREQUEST']._serialized_start=2569
-  _globals['_LISTTOURNAMENTSREQUEST']._serialized_end=2652
-  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_start=2654
-  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_end=2722
-  _globals['_GETTOURNAMENTREQUEST']._serialized_start=2724
-  _globals['_GETTOURNAMENTREQUEST']._serialized_end=2769
-  _globals['_GETLEADERBOARDREQUEST']._serialized_start=2771
-  _globals['_GETLEADERBOARDREQUEST']._serialized_end=2823
-  _globals['_LEADERBOARDENTRY']._serialized_start=2825
-  _globals['_LEADERBOARDENTRY']._serialized_end=2905
-  _globals['_LEADERBOARD']._serialized_start=2907
-  _globals['_LEADERBOARD']._serialized_end=2979
-  _globals['_ARENASERVICE']._serialized_start=3167
-  _globals['_ARENASERVICE']._serialized_end=4024
+  _globals['_MATCH']._serialized_end=1146
+  _globals['_GETMATCHREQUEST']._serialized_start=1148
+  _globals['_GETMATCHREQUEST']._serialized_end=1183
+  _globals['_LISTMATCHESREQUEST']._serialized_start=1185
+  _globals['_LISTMATCHESREQUEST']._serialized_end=1286
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=1288
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=1343
+  _globals['_WATCHMATCHREQUEST']._serialized_start=1345
+  _globals['_WATCHMATCHREQUEST']._serialized_end=1424
+  _globals['_MATCHEVENT']._serialized_start=1427
+  _globals['_MATCHEVENT']._serialized_end=1575
+  _globals['_GETREPLAYREQUEST']._serialized_start=1577
+  _globals['_GETREPLAYREQUEST']._serialized_end=1613
+  _globals['_REPLAY']._serialized_start=1615
+  _globals['_REPLAY']._serialized_end=1694
+  _globals['_LISTBOTSREQUEST']._serialized_start=1696
+  _globals['_LISTBOTSREQUEST']._serialized_end=1713
+  _globals['_CONNECTEDBOT']._serialized_start=1715
+  _globals['_CONNECTEDBOT']._serialized_end=1833
+  _globals['_LISTBOTSRESPONSE']._serialized_start=1835
+  _globals['_LISTBOTSRESPONSE']._serialized_end=1891
+  _globals['_CREATETOURNAMENTREQUEST']._serialized_start=1894
+  _globals['_CREATETOURNAMENTREQUEST']._serialized_end=2132
+  _globals['_STANDING']._serialized_start=2134
+  _globals['_STANDING']._serialized_end=2261
+  _globals['_TOURNAMENT']._serialized_start=2264
+  _globals['_TOURNAMENT']._serialized_end=2589
+  _globals['_LISTTOURNAMENTSREQUEST']._serialized_start=2591
+  _globals['_LISTTOURNAMENTSREQUEST']._serialized_end=2674
+  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_start=2676
+  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_end=2744
+  _globals['_GETTOURNAMENTREQUEST']._serialized_start=2746
+  _globals['_GETTOURNAMENTREQUEST']._serialized_end=2791
+  _globals['_GETLEADERBOARDREQUEST']._serialized_start=2793
+  _globals['_GETLEADERBOARDREQUEST']._serialized_end=2845
+  _globals['_LEADERBOARDENTRY']._serialized_start=2847
+  _globals['_LEADERBOARDENTRY']._serialized_end=2927
+  _globals['_LEADERBOARD']._serialized_start=2929
+  _globals['_LEADERBOARD']._serialized_end=3001
+  _globals['_ARENASERVICE']._serialized_start=3189
+  _globals['_ARENASERVICE']._serialized_end=4046
 # @@protoc_insertion_point(module_scope)
