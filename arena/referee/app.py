@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 import engines
+from arena import metrics
 from arena.clock import Clock
 from arena.logs import log_context
 from arena.referee.bot_service import malformed
@@ -52,6 +53,8 @@ class Referee:
         self.runners: dict[int, MatchRunner] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         self.on_finish: list[Callable[[MatchRunner], Any]] = [self._rate_adhoc]
+        for game in engines.names():  # a series from 0, so the first abort shows as an increase
+            metrics.MATCHES_ABORTED.labels(game)
 
     async def _rate_adhoc(self, runner: MatchRunner) -> None:
         """Ad-hoc matches are rated as they finish (tournament rounds are rated together)."""
