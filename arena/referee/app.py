@@ -14,6 +14,7 @@ import engines
 from arena import metrics
 from arena.clock import Clock
 from arena.logs import log_context
+from arena.referee import arguments
 from arena.referee.bot_service import malformed
 from arena.referee.match import MatchRunner
 from arena.referee.sessions import Hub, Session
@@ -47,6 +48,8 @@ class Referee:
 
     def __init__(self, db: Database, config: RefereeConfig) -> None:
         self.db = db
+        # A default clock out of range would crash every match it times (a timestamp overflow).
+        arguments.check_clock("default clock", config.default_clock)
         self.config = config
         self.admin_token = config.admin_token or secrets.token_urlsafe(24)
         self.hub = Hub(config.reconnect_grace)

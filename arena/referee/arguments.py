@@ -143,3 +143,17 @@ def clock(default: Clock, wire: common_pb2.Clock | None, field: str = "clock") -
     if wire.HasField("max_strikes"):
         integer(f"{field}.max_strikes", wire.max_strikes, *MAX_STRIKES)
     return default.merged(wire)
+
+
+def check_clock(field: str, value: Clock) -> Clock:
+    """`value` if each of its fields is within its documented range (a server's default clock)."""
+    for name, bounds in (("per_decision", PER_DECISION), ("bank", BANK), ("grace", GRACE)):
+        low, high = bounds
+        got: timedelta = getattr(value, name)
+        if not low <= got <= high:
+            raise InvalidArgument(
+                f"{field}.{name}",
+                f"must be between {_human(low)} and {_human(high)}, got {got.total_seconds():g} s",
+            )
+    integer(f"{field}.max_strikes", value.max_strikes, *MAX_STRIKES)
+    return value

@@ -17,6 +17,8 @@ from google.protobuf.message import Message
 
 import engines
 from arena.clock import Clock
+from arena.referee.app import Referee, RefereeConfig
+from arena.referee.arguments import InvalidArgument
 from arena.v1 import arena_pb2, bot_pb2, common_pb2
 from engines.replay import start
 from tests.referee.bots import RandomBot
@@ -304,3 +306,9 @@ async def _until(check: Callable[[], bool], timeout: float = 20.0) -> None:
             return
         await asyncio.sleep(0.02)
     raise TimeoutError("condition not met")
+
+
+def test_a_referee_refuses_a_default_clock_out_of_range() -> None:
+    absurd = Clock(per_decision=timedelta(days=3_650_000))
+    with pytest.raises(InvalidArgument, match=r"default clock\.per_decision"):
+        Referee(None, RefereeConfig(default_clock=absurd))  # type: ignore[arg-type]
