@@ -402,44 +402,46 @@ class MatchRunner:
             result = callback(self)
             if asyncio.iscoroutine(result):
                 await result
-        end = self.end_message(outcome)
-        for seat, s in enumerate(self.seats):
-            message = bot_pb2.ArenaMessage()
-            message.match_end.CopyFrom(end)
-            message.match_end.seat = seat
-            self.hub.send(s.bot_id, message)
+        self._send_end(self.end_message(outcome))
         return outcome
 
     async def abort(self, reason: str) -> None:
         """End a match the referee cannot go on with: store it aborted, tell every seat, count it.
 
-        Storage is tried a few times only: the seats hear `MatchEnd` even when the database is
-        down (the match then stays `running` and is resumed from its log like any orphan).
+        Storage is tried a few times only: the seats hear `MatchEnd` even while the database is
+        down (the match then stays `running` in storage). A match whose outcome was already
+        stored (a failure after `finish_match`) is not aborted: its seats get the real MatchEnd.
         """
-        reason = (
-            reason if len(reason) <= ABORT_REASON_CHARS else reason[:ABORT_REASON_CHARS] + "..."
-        )
-        metrics.MATCHES_ABORTED.labels(self.game).inc()
+        if len(reason) > ABORT_REASON_CHARS:
+            reason = reason[:ABORT_REASON_CHARS] + "..."
         for attempt in range(ABORT_STORE_ATTEMPTS):
             try:
                 await self.store.abort_match(self.match_id, reason)
                 break
             except (Conflict, NotFound) as exc:  # already ended or gone: nothing to store
                 log.warning("match %s: not stored as aborted (%s)", self.match_id, exc)
+                if self.outcome is not None:
+                    self._send_end(self.end_message(self.outcome))
+                    return
                 break
             except StorageError as exc:
                 metrics.DB_ERRORS.labels("abort_match").inc()
                 log.error("match %s: storing the abort failed (%s)", self.match_id, exc)
                 await asyncio.sleep(0.05 * 2**attempt)
-        end = bot_pb2.MatchEnd(
-            match_id=self.match_id,
-            termination=common_pb2.TERMINATION_ABORTED,
-            results=[
-                common_pb2.SeatResult(seat=i, bot=s.bot_name, strikes=s.strikes)
-                for i, s in enumerate(self.seats)
-            ],
-            reason=reason,
+        metrics.MATCHES_ABORTED.labels(self.game).inc()
+        self._send_end(
+            bot_pb2.MatchEnd(
+                match_id=self.match_id,
+                termination=common_pb2.TERMINATION_ABORTED,
+                results=[
+                    common_pb2.SeatResult(seat=i, bot=s.bot_name, strikes=s.strikes)
+                    for i, s in enumerate(self.seats)
+                ],
+                reason=reason,
+            )
         )
+
+    def _send_end(self, end: bot_pb2.MatchEnd) -> None:
         for seat, s in enumerate(self.seats):
             message = bot_pb2.ArenaMessage()
             message.match_end.CopyFrom(end)

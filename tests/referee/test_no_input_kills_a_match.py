@@ -139,8 +139,10 @@ def test_get_match_reports_stored_decisions_and_rating_changes(fresh_database_ur
             bots = [RandomBot(i) for i in range(2)]
             async with playing(list(zip(bots, tokens, strict=True)), server.address):
                 match_id = await create_match(server.address, "crossing", names, turn_cap=10)
-                match = await _ended(server.address, match_id)
+                await _ended(server.address, match_id)
+                # MatchEnd goes out once the ad-hoc match is rated: its changes are stored then.
                 await _until(lambda: all(b.finished for b in bots))
+                match = await _ended(server.address, match_id)
             db = await Database.open(fresh_database_url)
             try:
                 record = await db.record(match_id)
@@ -159,3 +161,29 @@ def test_get_match_reports_stored_decisions_and_rating_changes(fresh_database_ur
             assert {s.bot: s.rating_change for s in listed.matches[0].seats} == sent
 
     asyncio.run(scenario())
+
+
+def test_a_failure_after_the_outcome_is_stored_sends_the_real_end_not_an_abort(
+    fresh_database_url: str,
+) -> None:
+    before = REGISTRY.get_sample_value("arena_matches_aborted_total", {"game": "loyang"}) or 0.0
+
+    def failing(runner: Any) -> None:
+        raise RuntimeError("a callback failed")
+
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url) as server:
+            server.referee.on_finish.append(failing)
+            token = await register(server.address, "solo")
+            bot = RandomBot(1)
+            async with playing([(bot, token)], server.address):
+                match_id = await create_match(server.address, "loyang", ["solo"], seed=2)
+                match = await _ended(server.address, match_id)
+                await _until(lambda: bool(bot.finished))
+            assert match.status == common_pb2.MATCH_STATUS_FINISHED
+            assert bot.finished[-1].termination == common_pb2.TERMINATION_COMPLETED
+            assert not bot.finished[-1].reason
+
+    asyncio.run(scenario())
+    after = REGISTRY.get_sample_value("arena_matches_aborted_total", {"game": "loyang"}) or 0.0
+    assert after == before
