@@ -350,7 +350,19 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
             await _fail(context, "WatchMatch", grpc.StatusCode.UNAVAILABLE, str(exc))
         rules = engines.get(record.game)
         last = None
-        for step in steps(rules, record):
+        replayed = steps(rules, record)
+        while True:
+            try:
+                step = next(replayed, None)
+            except EngineError as exc:  # e.g. a match played under an older rules version
+                await _fail(
+                    context,
+                    "WatchMatch",
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    f"match {match_id} cannot be replayed here: {exc}",
+                )
+            if step is None:
+                break
             view = rules.dump_observation(rules.observe(step.after, None))
             last = step.decision.number
             yield self._event(match_id, rules.name, step.decision.number, step.decision.label, view)

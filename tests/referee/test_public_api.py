@@ -19,6 +19,7 @@ import engines
 from arena.clock import Clock
 from arena.referee.app import Referee, RefereeConfig
 from arena.referee.arguments import InvalidArgument
+from arena.storage.rows import SeatResult
 from arena.v1 import arena_pb2, bot_pb2, common_pb2
 from engines.replay import start
 from tests.referee.bots import RandomBot
@@ -312,3 +313,34 @@ def test_a_referee_refuses_a_default_clock_out_of_range() -> None:
     absurd = Clock(per_decision=timedelta(days=3_650_000))
     with pytest.raises(InvalidArgument, match=r"default clock\.per_decision"):
         Referee(None, RefereeConfig(default_clock=absurd))  # type: ignore[arg-type]
+
+
+def test_watching_a_match_of_older_rules_fails_with_a_clear_status(fresh_database_url: str) -> None:
+    rules = engines.get("loyang")
+
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url) as server:
+            await register(server.address, "old")
+            db = server.referee.db
+            bot = await db.bot_by_name("old")
+            assert bot is not None
+            match_id = await db.create_match(
+                game="loyang",
+                rules_version=rules.version + 1,
+                options=rules.resolve_options({}),
+                seats=1,
+                seed=5,
+                clock=Clock().to_json(),
+                bot_ids=[bot.id],
+            )
+            await db.start_match(match_id, "elsewhere")
+            await db.finish_match(match_id, engines.Termination.COMPLETED, [SeatResult(1, 3.0)])
+            channel, api = stub(server.address)
+            async with channel:
+                with pytest.raises(grpc.aio.AioRpcError) as info:
+                    async for _ in api.WatchMatch(arena_pb2.WatchMatchRequest(match_id=match_id)):
+                        pass
+            assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert f"rules v{rules.version + 1}" in (info.value.details() or "")
+
+    asyncio.run(scenario())
