@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from arena.referee.bot_service import malformed
 from arena.referee.match import MatchRunner
 from arena.referee.sessions import Hub, Session
 from arena.storage.db import Database
+from arena.storage.errors import StorageError
 from arena.storage.rows import TableKey
 from arena.v1 import bot_pb2
 
@@ -157,21 +159,28 @@ class Referee:
             # Its host died: rebuild the match from its durable log and play on here.
             resume = await self.db.record(match_id)
             log.info("match %s resumes from decision %s", match_id, len(resume.moves))
-        runner = MatchRunner(
-            match_id=match_id,
-            rules=rules,
-            options=resolved,
-            seed=seed,
-            clock=clock,
-            bots=bots,
-            hub=self.hub,
-            store=self.db,
-            host=self.config.host,
-            connect_timeout=(
-                self.config.connect_timeout if connect_timeout is None else connect_timeout
-            ),
-            resume=resume,
-        )
+        try:
+            runner = MatchRunner(
+                match_id=match_id,
+                rules=rules,
+                options=resolved,
+                seed=seed,
+                clock=clock,
+                bots=bots,
+                hub=self.hub,
+                store=self.db,
+                host=self.config.host,
+                connect_timeout=(
+                    self.config.connect_timeout if connect_timeout is None else connect_timeout
+                ),
+                resume=resume,
+            )
+        except Exception as exc:  # e.g. a stored log that no longer replays: never strand it
+            log.exception("match %s cannot be played; aborting it", match_id)
+            metrics.MATCHES_ABORTED.labels(game).inc()
+            with contextlib.suppress(StorageError):
+                await self.db.abort_match(match_id, f"cannot be played: {str(exc)[:250]}")
+            raise
         runner.on_finish.extend(self.on_finish)
         self.runners[match_id] = runner
         task = asyncio.create_task(self._run(runner), name=f"match-{match_id}")

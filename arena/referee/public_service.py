@@ -25,7 +25,7 @@ from arena.referee.match import PublicStep
 from arena.storage.errors import Conflict, NotFound, StorageError, Unavailable
 from arena.storage.rows import MatchRow, MatchStatus
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
-from engines import EngineError, OptionsError, UnknownGame
+from engines import EngineError, OptionsError, ReplayMismatch, UnknownGame
 from engines.replay import steps
 
 NAME_PATTERN = arguments.NAME_PATTERN
@@ -177,6 +177,8 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
             code, message = grpc.StatusCode.NOT_FOUND, str(exc)
         except LookupError as exc:
             code, message = grpc.StatusCode.NOT_FOUND, str(exc.args[0])
+        except ReplayMismatch as exc:  # a stored match that cannot resume: it is now aborted
+            code, message = grpc.StatusCode.FAILED_PRECONDITION, f"aborted: {exc}"
         except (OptionsError, EngineError, ValueError) as exc:
             message = str(exc)
         except NotFound as exc:

@@ -16,10 +16,11 @@ from google.protobuf.duration_pb2 import Duration
 from google.protobuf.message import Message
 
 import engines
+from arena import tournaments
 from arena.clock import Clock
 from arena.referee.app import Referee, RefereeConfig
 from arena.referee.arguments import InvalidArgument
-from arena.storage.rows import SeatResult
+from arena.storage.rows import SeatResult, TableKey
 from arena.v1 import arena_pb2, bot_pb2, common_pb2
 from engines.replay import start
 from tests.referee.bots import RandomBot
@@ -342,5 +343,44 @@ def test_watching_a_match_of_older_rules_fails_with_a_clear_status(fresh_databas
                         pass
             assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
             assert f"rules v{rules.version + 1}" in (info.value.details() or "")
+
+    asyncio.run(scenario())
+
+
+def test_a_stored_match_that_cannot_resume_is_aborted_not_stranded(fresh_database_url: str) -> None:
+    rules = engines.get("hart")
+    names = ["s0", "s1", "s2"]
+
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url) as server:
+            for name in names:
+                await register(server.address, name)
+            db = server.referee.db
+            ids = [bot.id for bot in [await db.bot_by_name(n) for n in names] if bot]
+            tid = await tournaments.create_tournament(
+                db, name="t", game="hart", bot_names=names, table_size=3, rounds=1, clock=Clock()
+            )
+            match_id = await db.create_match(
+                game="hart",
+                rules_version=rules.version + 1,
+                options=rules.resolve_options({}),
+                seats=3,
+                seed=5,
+                clock=Clock().to_json(),
+                bot_ids=ids,
+                tournament=TableKey(tid, 1, 1),
+            )
+            await db.start_match(match_id, "a-referee-that-died")
+            request = arena_pb2.CreateMatchRequest(
+                game="hart", bots=names, tournament_id=tid, round_no=1, table_no=1
+            )
+            channel, api = stub(server.address)
+            async with channel:
+                with pytest.raises(grpc.aio.AioRpcError) as info:
+                    await api.CreateMatch(request, metadata=ADMIN_METADATA)
+                match = await api.GetMatch(arena_pb2.GetMatchRequest(match_id=match_id))
+            assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert match.status == common_pb2.MATCH_STATUS_ABORTED
+            assert f"rules v{rules.version + 1}" in match.abort_reason
 
     asyncio.run(scenario())
