@@ -20,8 +20,9 @@ from arena import tournaments
 from arena.clock import Clock
 from arena.referee.app import Referee, RefereeConfig
 from arena.referee.arguments import InvalidArgument
-from arena.storage.rows import SeatResult, TableKey
+from arena.storage.rows import DecisionRow, SeatResult, TableKey
 from arena.v1 import arena_pb2, bot_pb2, common_pb2
+from engines import HashRng
 from engines.replay import start
 from tests.referee.bots import RandomBot
 from tests.referee.harness import (
@@ -384,3 +385,50 @@ def test_a_stored_match_that_cannot_resume_is_aborted_not_stranded(fresh_databas
             assert f"rules v{rules.version + 1}" in match.abort_reason
 
     asyncio.run(scenario())
+
+
+def test_a_match_running_elsewhere_is_watched_only_up_to_the_spectator_delay(
+    fresh_database_url: str,
+) -> None:
+    rules = engines.get("loyang")
+
+    async def scenario() -> list[arena_pb2.MatchEvent]:
+        async with running_referee(
+            fresh_database_url, spectator_delay=timedelta(seconds=30)
+        ) as server:
+            await register(server.address, "far")
+            db = server.referee.db
+            bot = await db.bot_by_name("far")
+            assert bot is not None
+            match_id = await db.create_match(
+                game="loyang",
+                rules_version=rules.version,
+                options=rules.resolve_options({}),
+                seats=1,
+                seed=SEED,
+                clock=Clock().to_json(),
+                bot_ids=[bot.id],
+            )
+            await db.start_match(match_id, "another-referee")
+            state = start(rules, 1, {}, SEED)
+            for _ in range(5):  # five decisions just logged by the other referee
+                decision = rules.decision(state)
+                assert decision is not None
+                joint = {0: rules.legal_actions(state, 0).default()}
+                await db.record_decision(
+                    DecisionRow(
+                        match_id,
+                        decision.number,
+                        decision.label,
+                        {0: rules.dump_action(joint[0])},
+                    )
+                )
+                state = rules.apply(state, joint, HashRng.for_decision(SEED, decision.number))
+            channel, api = stub(server.address)
+            async with channel:
+                request = arena_pb2.WatchMatchRequest(match_id=match_id)
+                return [event async for event in api.WatchMatch(request)]
+
+    events = asyncio.run(scenario())
+    assert [e.label for e in events] == ["end"], "nothing logged less than 30 s ago is shown"
+    assert events[0].final.status == common_pb2.MATCH_STATUS_RUNNING
