@@ -53,6 +53,7 @@ async def _serve(args: argparse.Namespace) -> int:
             admin_token=token,
             reconnect_grace=args.reconnect_grace,
             default_clock=Clock(per_decision=seconds(args.per_decision)),
+            spectator_delay=seconds(args.spectator_delay),
         )
         referee = Referee(db, config)
         if not token:
@@ -193,6 +194,12 @@ def add_commands(sub: Any) -> None:
     serve.add_argument("--reconnect-grace", type=float, default=10.0)
     serve.add_argument(
         "--per-decision", type=float, default=5.0, help="default seconds per decision"
+    )
+    serve.add_argument(
+        "--spectator-delay",
+        type=float,
+        default=float(os.environ.get("ARENA_SPECTATOR_DELAY", "0")),
+        help="least seconds WatchMatch lags a running match (set it for public arenas)",
     )
     serve.set_defaults(func=lambda a: _logged("referee", _serve(a)))
 
