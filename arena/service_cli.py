@@ -198,7 +198,7 @@ def add_commands(sub: Any) -> None:
     serve.add_argument(
         "--spectator-delay",
         type=float,
-        default=float(os.environ.get("ARENA_SPECTATOR_DELAY", "0")),
+        default=os.environ.get("ARENA_SPECTATOR_DELAY", "0"),  # argparse applies `type` to it
         help="least seconds WatchMatch lags a running match (set it for public arenas)",
     )
     serve.set_defaults(func=lambda a: _logged("referee", _serve(a)))
