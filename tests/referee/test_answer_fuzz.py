@@ -23,6 +23,7 @@ import engines
 from arena.referee import answers
 from arena.v1 import bot_pb2, common_pb2
 from engines import ActionError, HashRng, Rules
+from engines.api import MAX_WIRE_CHARS, MAX_WIRE_DEPTH, load_wire
 from engines.replay import start
 
 EXAMPLES = 2500
@@ -307,3 +308,19 @@ def test_a_parser_crash_becomes_a_strike_naming_the_error() -> None:
             bot_pb2.Action(decision=broken.number, json='{"type": "pass"}'),
             broken.listing,
         )
+
+
+def test_json_bounds_are_enforced_before_decoding_and_ignore_brackets_in_strings() -> None:
+    assert load_wire('{"type": "x", "note": "' + "[" * 40 + '"}') == {
+        "type": "x",
+        "note": "[" * 40,
+    }
+    assert load_wire("[" * MAX_WIRE_DEPTH + "]" * MAX_WIRE_DEPTH) is not None
+    with pytest.raises(engines.InvalidAction, match="nests 17 levels"):
+        load_wire("[" * (MAX_WIRE_DEPTH + 1) + "]" * (MAX_WIRE_DEPTH + 1))
+    with pytest.raises(engines.InvalidAction, match="at most 1000 are read"):
+        load_wire("[" + "[]," * 1000 + "[]]")
+    with pytest.raises(engines.InvalidAction, match="characters"):
+        load_wire('"' + "a" * MAX_WIRE_CHARS + '"')
+    with pytest.raises(engines.InvalidAction, match="not valid JSON"):
+        load_wire('{"type": NaN')
