@@ -13,6 +13,7 @@ import grpc
 from google.protobuf.duration_pb2 import Duration
 
 import engines
+from arena.auth import write_secret
 from arena.clock import Clock, seconds
 from arena.logs import configure_logging
 from arena.render import Paint
@@ -59,8 +60,7 @@ async def _serve(args: argparse.Namespace) -> int:
         if not token:
             path = data_dir() / "admin-token"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(referee.admin_token + "\n")
-            path.chmod(0o600)
+            write_secret(path, referee.admin_token + "\n")
             print(f"admin token written to {path}", file=sys.stderr)
         running = await create_server(referee, f"[::]:{args.port}")
         if args.metrics_port >= 0:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from arena import stack
+from arena.auth import write_secret
 from arena.stack import BotProcesses, Stack, StackConfig
 
 SECRET = "arena-secret-token-for-this-test"
@@ -72,3 +73,19 @@ def test_the_stack_passes_the_admin_token_by_environment(
     for args, env in _Recorder.started:
         assert SECRET not in " ".join(args)
         assert env["ARENA_ADMIN_TOKEN"] == SECRET
+
+
+def test_a_secret_file_is_never_readable_by_others(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        fresh = tmp_path / "fresh-token"
+        write_secret(fresh, SECRET)
+        stale = tmp_path / "stale-token"
+        stale.write_text("old")
+        stale.chmod(0o644)
+        write_secret(stale, SECRET)
+    finally:
+        os.umask(old)
+    for path in (fresh, stale):
+        assert path.stat().st_mode & 0o777 == 0o600
+        assert path.read_text() == SECRET
