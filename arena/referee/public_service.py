@@ -465,8 +465,10 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
             code, message = grpc.StatusCode.NOT_FOUND, str(exc.args[0])
         except (EngineError, ValueError) as exc:
             message = str(exc)
-        except StorageError as exc:
+        except Unavailable as exc:  # only this one tells the client that a retry may succeed
             code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
+        except StorageError as exc:  # refused by a constraint: retrying cannot help
+            code, message = grpc.StatusCode.FAILED_PRECONDITION, str(exc)
         await _fail(context, "CreateTournament", code, message)
 
     async def _tournament(
