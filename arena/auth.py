@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import secrets
+from pathlib import Path
 
 TOKEN_BYTES = 32
 TOKEN_PREFIX = "arena_"
@@ -36,3 +38,14 @@ def bearer(metadata: tuple[tuple[str, str | bytes], ...] | None) -> str | None:
 def same_token(given: str, expected: str) -> bool:
     """Constant-time comparison of two tokens."""
     return hmac.compare_digest(given.encode(), expected.encode())
+
+
+def write_secret(path: Path, text: str) -> None:
+    """Write `text` to `path` readable by its owner only, from the first byte on.
+
+    `write_text` then `chmod` leaves the secret readable by everyone (umask 022) until the chmod.
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # an existing file keeps its old mode through os.open
+    with os.fdopen(fd, "w") as out:
+        out.write(text)

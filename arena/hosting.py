@@ -18,6 +18,8 @@ from arena.storage.sql import query
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 POLL_SECONDS = 0.2
+ENDED = (common_pb2.MATCH_STATUS_FINISHED, common_pb2.MATCH_STATUS_ABORTED)
+"""Statuses after which a table's match will not change: an aborted one scores as a tie."""
 MATCH_TIMEOUT = float(os.environ.get("ARENA_MATCH_TIMEOUT", "3600"))
 
 
@@ -63,7 +65,7 @@ async def host_table(tournament_id: int, round_no: int, table_no: int) -> dict[s
             raise LookupError(
                 f"tournament {tournament_id} round {round_no} has no table {table_no}"
             )
-        if table.match_status == "finished":
+        if table.is_over:
             return {"match_id": table.match_id, "ranks": list(table.ranks)}
         async with db.transaction("read entrants") as conn:
             cursor = await conn.execute(query("entry_bots"), {"tournament_id": tournament_id})
@@ -83,7 +85,7 @@ async def host_table(tournament_id: int, round_no: int, table_no: int) -> dict[s
             api = arena_pb2_grpc.ArenaServiceStub(channel)
             match = await api.CreateMatch(request, metadata=admin_metadata(), timeout=30)
             deadline = asyncio.get_running_loop().time() + MATCH_TIMEOUT
-            while match.status != common_pb2.MATCH_STATUS_FINISHED:
+            while match.status not in ENDED:
                 if asyncio.get_running_loop().time() > deadline:
                     raise TimeoutError(f"match {match.match_id} did not finish in time")
                 await asyncio.sleep(POLL_SECONDS)
@@ -95,4 +97,6 @@ async def host_table(tournament_id: int, round_no: int, table_no: int) -> dict[s
             raise ConnectionError(f"referee at {referee_address()}: {exc.details()}") from None
         raise
     ranks = [s.rank for s in sorted(match.seats, key=lambda s: s.seat)]
+    if match.status == common_pb2.MATCH_STATUS_ABORTED:
+        ranks = [1] * len(ranks)
     return {"match_id": match.match_id, "ranks": ranks}

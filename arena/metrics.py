@@ -99,3 +99,15 @@ TOP_RATING = Gauge(
     ["game", "bot"],
     multiprocess_mode="max",
 )
+
+# -- untrusted input and aborted matches (issue 10) -------------------------------------------
+ANSWER_PARSER_ERRORS = Counter(
+    "arena_answer_parser_errors_total",
+    "Bot answers whose reading raised an unexpected exception (a parser bug; the bot got a strike)",
+    ["game", "exception"],
+)
+MATCHES_ABORTED = Counter(
+    "arena_matches_aborted_total",
+    "Matches the referee aborted because of its own failure (the reason is logged and stored)",
+    ["game"],
+)

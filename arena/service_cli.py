@@ -13,6 +13,7 @@ import grpc
 from google.protobuf.duration_pb2 import Duration
 
 import engines
+from arena.auth import write_secret
 from arena.clock import Clock, seconds
 from arena.logs import configure_logging
 from arena.render import Paint
@@ -53,13 +54,13 @@ async def _serve(args: argparse.Namespace) -> int:
             admin_token=token,
             reconnect_grace=args.reconnect_grace,
             default_clock=Clock(per_decision=seconds(args.per_decision)),
+            spectator_delay=seconds(args.spectator_delay),
         )
         referee = Referee(db, config)
         if not token:
             path = data_dir() / "admin-token"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(referee.admin_token + "\n")
-            path.chmod(0o600)
+            write_secret(path, referee.admin_token + "\n")
             print(f"admin token written to {path}", file=sys.stderr)
         running = await create_server(referee, f"[::]:{args.port}")
         if args.metrics_port >= 0:
@@ -194,6 +195,12 @@ def add_commands(sub: Any) -> None:
     serve.add_argument("--reconnect-grace", type=float, default=10.0)
     serve.add_argument(
         "--per-decision", type=float, default=5.0, help="default seconds per decision"
+    )
+    serve.add_argument(
+        "--spectator-delay",
+        type=float,
+        default=os.environ.get("ARENA_SPECTATOR_DELAY", "0"),  # argparse applies `type` to it
+        help="least seconds WatchMatch lags a running match (set it for public arenas)",
     )
     serve.set_defaults(func=lambda a: _logged("referee", _serve(a)))
 

@@ -91,8 +91,8 @@ class Stack:
                     str(c.port),
                     "--metrics-port",
                     str(c.referee_metrics_port),
-                    "--admin-token",
-                    self.admin_token,
+                    # The admin token reaches it as ARENA_ADMIN_TOKEN (see `environ`): a command
+                    # line is readable by every user of the machine (`ps`).
                     "--per-decision",
                     str(c.per_decision),
                 ],
@@ -249,10 +249,11 @@ class BotProcesses:
                         "run",
                         "--strategy",
                         strategy,
-                        f"--token={token}",
                         "--address",
                         self.address,
                     ],
+                    # The token goes by environment, which only its owner can read, never argv.
+                    env={**os.environ, "ARENA_BOT_TOKEN": token},
                     stdout=output,
                     stderr=output,
                     start_new_session=True,

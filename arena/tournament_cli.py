@@ -18,6 +18,7 @@ from typing import Any
 import grpc
 
 import engines
+from arena.auth import write_secret
 from arena.clock import seconds, to_duration
 from arena.render import Paint
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
@@ -212,8 +213,7 @@ def up(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, request_stop)
     with Stack(config) as stack:
         token_file = config.data_dir / "admin-token"
-        token_file.write_text(stack.admin_token + "\n")
-        token_file.chmod(0o600)
+        write_secret(token_file, stack.admin_token + "\n")
         print(
             f"arena is up: referee at {stack.address} (metrics :{config.referee_metrics_port}),"
             f" worker metrics :{config.worker_metrics_port}, beat metrics "

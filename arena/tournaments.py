@@ -49,6 +49,11 @@ class Table:
     match_status: str | None = None
     ranks: tuple[int, ...] = ()
 
+    @property
+    def is_over(self) -> bool:
+        """Whether the table's match has ended: finished, or aborted (scored as a tie)."""
+        return self.match_status in ("finished", "aborted")
+
 
 @dataclass(frozen=True, slots=True)
 class Step:
@@ -211,10 +216,15 @@ async def tables(db: Database, tournament_id: int, round_no: int) -> tuple[Table
             bot_ids=tuple(r["bot_ids"]),
             match_id=r["match_id"],
             match_status=r["match_status"],
-            ranks=tuple(x for x in r["ranks"] if x is not None),
+            ranks=_aborted_ranks(r) or tuple(x for x in r["ranks"] if x is not None),
         )
         for r in rows
     )
+
+
+def _aborted_ranks(row: dict[str, Any]) -> tuple[int, ...]:
+    """An aborted table scores as a tie of every seat (docs/operations.md, "Aborted matches")."""
+    return tuple(1 for _ in row["bot_ids"]) if row["match_status"] == "aborted" else ()
 
 
 async def mark_dispatched(db: Database, tournament_id: int, round_no: int) -> None:
@@ -247,7 +257,7 @@ async def close_round(
             raise LookupError(f"tournament {tournament_id} has no round {round_no}")
         if round_row[1].value != "finished":
             current = await tables(db, tournament_id, round_no)
-            waiting = [t.table_no for t in current if t.match_status != "finished"]
+            waiting = [t.table_no for t in current if not t.is_over]
             if waiting:
                 raise RoundNotReady(f"round {round_no} waits for tables {waiting}")
             game = info_row[2]
@@ -272,7 +282,8 @@ async def close_round(
 async def _rate_round(
     conn: Any, game: str, tournament_id: int, round_no: int, current: Sequence[Table], k: float
 ) -> None:
-    finished = [t for t in current if t.match_id is not None]
+    # An aborted match was not played out: it counts for standings (a tie) but is never rated.
+    finished = [t for t in current if t.match_id is not None and t.match_status == "finished"]
     bots = sorted({b for t in finished for b in t.bot_ids})
     cursor = await conn.execute(query("ratings_for_update"), {"game": game, "bot_ids": bots})
     before = {int(r[0]): (float(r[1]), int(r[2])) for r in await cursor.fetchall()}
@@ -479,7 +490,7 @@ async def progress(db: Database, tournament_id: int) -> tuple[int, int]:
     if info is None or info["current_round"] == 0:
         return 0, 0
     current = await tables(db, tournament_id, info["current_round"])
-    return sum(t.match_status == "finished" for t in current), len(current)
+    return sum(t.is_over for t in current), len(current)
 
 
 # -- recovery ------------------------------------------------------------------------------------
@@ -511,7 +522,7 @@ async def stalled(db: Database, now: float | None = None) -> list[Repair]:
             out.append(Repair(tournament_id, last["round_no"], "advance"))
             continue
         current = await tables(db, tournament_id, last["round_no"])
-        if all(t.match_status == "finished" for t in current):
+        if all(t.is_over for t in current):
             out.append(Repair(tournament_id, last["round_no"], "close"))
             continue
         dispatched = last["dispatched_at"] or last["started_at"]

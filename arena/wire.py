@@ -80,8 +80,11 @@ def _scalar_in(field: FieldDescriptor, value: Wire, path: str) -> Any:
 
 def _scalar_out(field: FieldDescriptor, value: Any) -> Wire:
     if field.type == FieldDescriptor.TYPE_ENUM:
-        name = field.enum_type.values_by_number[value].name
-        return name[len(_enum_prefix(field.enum_type)) :].lower()
+        # proto3 enums are open: a peer may send a number the enum does not name.
+        known = field.enum_type.values_by_number.get(value)
+        if known is None:
+            raise WireError(f"{value} is not a {field.enum_type.name}")
+        return known.name[len(_enum_prefix(field.enum_type)) :].lower()
     return value
 
 

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import engines
+from arena import metrics
 from arena.clock import Clock
 from arena.logs import log_context
+from arena.referee import arguments
 from arena.referee.bot_service import malformed
 from arena.referee.match import MatchRunner
 from arena.referee.sessions import Hub, Session
 from arena.storage.db import Database
+from arena.storage.errors import StorageError
 from arena.storage.rows import TableKey
 from arena.v1 import bot_pb2
 
@@ -36,6 +41,8 @@ class RefereeConfig:
     """The clock of matches whose creator sets none."""
     connect_timeout: float = 10.0
     """Seconds a new match waits for its bots to connect before the clocks start anyway."""
+    spectator_delay: timedelta = timedelta(0)
+    """The least delay WatchMatch shows a running match with (a client may ask for more)."""
 
 
 class Referee:
@@ -43,12 +50,16 @@ class Referee:
 
     def __init__(self, db: Database, config: RefereeConfig) -> None:
         self.db = db
+        # A default clock out of range would crash every match it times (a timestamp overflow).
+        arguments.check_clock("default clock", config.default_clock)
         self.config = config
         self.admin_token = config.admin_token or secrets.token_urlsafe(24)
         self.hub = Hub(config.reconnect_grace)
         self.runners: dict[int, MatchRunner] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         self.on_finish: list[Callable[[MatchRunner], Any]] = [self._rate_adhoc]
+        for game in engines.names():  # a series from 0, so the first abort shows as an increase
+            metrics.MATCHES_ABORTED.labels(game)
 
     async def _rate_adhoc(self, runner: MatchRunner) -> None:
         """Ad-hoc matches are rated as they finish (tournament rounds are rated together)."""
@@ -148,21 +159,28 @@ class Referee:
             # Its host died: rebuild the match from its durable log and play on here.
             resume = await self.db.record(match_id)
             log.info("match %s resumes from decision %s", match_id, len(resume.moves))
-        runner = MatchRunner(
-            match_id=match_id,
-            rules=rules,
-            options=resolved,
-            seed=seed,
-            clock=clock,
-            bots=bots,
-            hub=self.hub,
-            store=self.db,
-            host=self.config.host,
-            connect_timeout=(
-                self.config.connect_timeout if connect_timeout is None else connect_timeout
-            ),
-            resume=resume,
-        )
+        try:
+            runner = MatchRunner(
+                match_id=match_id,
+                rules=rules,
+                options=resolved,
+                seed=seed,
+                clock=clock,
+                bots=bots,
+                hub=self.hub,
+                store=self.db,
+                host=self.config.host,
+                connect_timeout=(
+                    self.config.connect_timeout if connect_timeout is None else connect_timeout
+                ),
+                resume=resume,
+            )
+        except Exception as exc:  # e.g. a stored log that no longer replays: never strand it
+            log.exception("match %s cannot be played; aborting it", match_id)
+            metrics.MATCHES_ABORTED.labels(game).inc()
+            with contextlib.suppress(StorageError):
+                await self.db.abort_match(match_id, f"cannot be played: {str(exc)[:250]}")
+            raise
         runner.on_finish.extend(self.on_finish)
         self.runners[match_id] = runner
         task = asyncio.create_task(self._run(runner), name=f"match-{match_id}")
@@ -186,8 +204,9 @@ class Referee:
         except asyncio.CancelledError:
             log.info("match %s interrupted by shutdown", runner.match_id)
             raise
-        except Exception:
-            log.exception("match %s crashed", runner.match_id)
+        except Exception as exc:  # the referee's own failure: abort, never strand the match
+            log.exception("match %s crashed; aborting it", runner.match_id)
+            await runner.abort(f"referee error: {type(exc).__name__}: {exc}")
         finally:
             self.runners.pop(runner.match_id, None)
 

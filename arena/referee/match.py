@@ -10,18 +10,18 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from arena import metrics, spectate, wire
+from arena import metrics, spectate
 from arena.clock import Clock, SeatClock
-from arena.referee import requests
+from arena.referee import answers, requests
 from arena.referee.sessions import Hub, Pending
 from arena.referee.store import MatchStore
 from arena.storage.botstats import strike_note
-from arena.storage.errors import StorageError
+from arena.storage.errors import Conflict, NotFound, StorageError
 from arena.storage.rows import DecisionRow, SeatResult
 from arena.v1 import bot_pb2, common_pb2
 from engines import (
+    ActionError,
     Decision,
-    EngineError,
     HashRng,
     IllegalAction,
     InvalidAction,
@@ -40,6 +40,9 @@ PROBLEM_OF = {
     StaleDecision: bot_pb2.PROBLEM_KIND_STALE_DECISION,
 }
 DB_RETRY_MAX = 5.0
+ABORT_REASON_CHARS = 300
+"""The longest abort reason stored and sent (it quotes an exception's text)."""
+ABORT_STORE_ATTEMPTS = 5
 
 
 @dataclass
@@ -226,9 +229,10 @@ class MatchRunner:
         s.clock.charge(timedelta(seconds=taken))
         metrics.DECISION_ROUND_TRIP.labels(self.game).observe(taken)
         try:
-            action = self._parse_answer(seat, decision.number, answered, listing)
-            self.rules.check_answer(self.state, seat, decision.number, action)
-        except EngineError as exc:
+            action = answers.to_action(
+                self.rules, self.state, seat, decision.number, answered, listing
+            )
+        except ActionError as exc:
             kind = next(
                 (k for t, k in PROBLEM_OF.items() if isinstance(exc, t)),
                 bot_pb2.PROBLEM_KIND_ILLEGAL_ACTION,
@@ -259,35 +263,6 @@ class MatchRunner:
             finally:
                 changed.cancel()
         return pending.answer.result()
-
-    def _parse_answer(
-        self, seat: int, number: int, answer: bot_pb2.Action, listing: list[Any]
-    ) -> Any:
-        if answer.decision != number:
-            raise StaleDecision(
-                f"answer names decision {answer.decision}, but decision {number} is open",
-                seat=seat,
-                decision=number,
-            )
-        choice = answer.WhichOneof("choice")
-        if choice == "index":
-            if not 0 <= answer.index < len(listing):
-                raise InvalidAction(
-                    f"index {answer.index} is out of range: {len(listing)} legal actions listed",
-                    seat=seat,
-                )
-            return listing[answer.index]
-        if choice == "typed":
-            try:
-                game, dumped = wire.action_json(answer.typed)
-            except wire.WireError as exc:
-                raise InvalidAction(str(exc), seat=seat) from None
-            if game != self.game:
-                raise InvalidAction(f"a {game} action in a {self.game} match", seat=seat)
-            return self.rules.parse_action(seat, dumped)
-        if choice == "json":
-            return self.rules.parse_wire(seat, answer.json)
-        raise InvalidAction("the action sets none of index, typed and json", seat=seat)
 
     def _strike(self, seat: int, number: int, kind: int, message: str) -> None:
         s = self.seats[seat]
@@ -432,13 +407,51 @@ class MatchRunner:
             result = callback(self)
             if asyncio.iscoroutine(result):
                 await result
-        end = self.end_message(outcome)
+        self._send_end(self.end_message(outcome))
+        return outcome
+
+    async def abort(self, reason: str) -> None:
+        """End a match the referee cannot go on with: store it aborted, tell every seat, count it.
+
+        Storage is tried a few times only: the seats hear `MatchEnd` even while the database is
+        down (the match then stays `running` in storage). A match whose outcome was already
+        stored (a failure after `finish_match`) is not aborted: its seats get the real MatchEnd.
+        """
+        if len(reason) > ABORT_REASON_CHARS:
+            reason = reason[:ABORT_REASON_CHARS] + "..."
+        for attempt in range(ABORT_STORE_ATTEMPTS):
+            try:
+                await self.store.abort_match(self.match_id, reason)
+                break
+            except (Conflict, NotFound) as exc:  # already ended or gone: nothing to store
+                log.warning("match %s: not stored as aborted (%s)", self.match_id, exc)
+                if self.outcome is not None:
+                    self._send_end(self.end_message(self.outcome))
+                    return
+                break
+            except StorageError as exc:
+                metrics.DB_ERRORS.labels("abort_match").inc()
+                log.error("match %s: storing the abort failed (%s)", self.match_id, exc)
+                await asyncio.sleep(0.05 * 2**attempt)
+        metrics.MATCHES_ABORTED.labels(self.game).inc()
+        self._send_end(
+            bot_pb2.MatchEnd(
+                match_id=self.match_id,
+                termination=common_pb2.TERMINATION_ABORTED,
+                results=[
+                    common_pb2.SeatResult(seat=i, bot=s.bot_name, strikes=s.strikes)
+                    for i, s in enumerate(self.seats)
+                ],
+                reason=reason,
+            )
+        )
+
+    def _send_end(self, end: bot_pb2.MatchEnd) -> None:
         for seat, s in enumerate(self.seats):
             message = bot_pb2.ArenaMessage()
             message.match_end.CopyFrom(end)
             message.match_end.seat = seat
             self.hub.send(s.bot_id, message)
-        return outcome
 
     def end_message(self, outcome: Outcome) -> bot_pb2.MatchEnd:
         """The MatchEnd every seat receives (its own seat is filled in per bot)."""

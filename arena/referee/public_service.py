@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import functools
 import json
-import re
 import time
-from collections.abc import AsyncIterator
-from datetime import UTC
-from typing import Any, NoReturn
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, NoReturn, TypeVar
 
 import grpc
 from google.protobuf import json_format
@@ -18,18 +19,20 @@ import engines
 from arena import metrics, spectate, tournaments, wire
 from arena.auth import bearer, new_token, same_token, token_hash
 from arena.clock import Clock
-from arena.referee import requests
+from arena.referee import arguments, requests
 from arena.referee.app import Referee
 from arena.referee.match import PublicStep
 from arena.referee.stats import bot_stats_message
 from arena.storage import botstats
-from arena.storage.errors import Conflict, StorageError, Unavailable
-from arena.storage.rows import MatchStatus
+from arena.storage.errors import Conflict, NotFound, StorageError, Unavailable
+from arena.storage.rows import MatchRow, MatchStatus
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
-from engines import EngineError, OptionsError, UnknownGame
+from engines import EngineError, OptionsError, ReplayMismatch, UnknownGame
 from engines.replay import steps
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+NAME_PATTERN = arguments.NAME_PATTERN
+ENDED = (MatchStatus.FINISHED, MatchStatus.ABORTED)
+"""Statuses after which a match's seed and every seat's actions are public."""
 STATUSES = {
     "pending": common_pb2.MATCH_STATUS_PENDING,
     "running": common_pb2.MATCH_STATUS_RUNNING,
@@ -53,6 +56,23 @@ async def _fail(context: Context, method: str, code: grpc.StatusCode, message: s
     raise AssertionError("abort returned")  # pragma: no cover
 
 
+R = TypeVar("R")
+Rpc = Callable[[Any, Any, Context], Awaitable[R]]
+
+
+def _checked(rpc: Rpc[R]) -> Rpc[R]:
+    """Answer `INVALID_ARGUMENT` for an `arguments.InvalidArgument` raised by a unary RPC."""
+
+    @functools.wraps(rpc)
+    async def wrapper(self: Any, request: Any, context: Context) -> R:
+        try:
+            return await rpc(self, request, context)
+        except arguments.InvalidArgument as exc:
+            await _fail(context, rpc.__name__, grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+
+    return wrapper
+
+
 class PublicService(arena_pb2_grpc.ArenaServiceServicer):
     """The public and admin API."""
 
@@ -72,16 +92,11 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         if not same_token(token or "", self.referee.admin_token):
             await _fail(context, method, grpc.StatusCode.PERMISSION_DENIED, "wrong admin token")
 
+    @_checked
     async def RegisterBot(
         self, request: arena_pb2.RegisterBotRequest, context: Context
     ) -> arena_pb2.RegisterBotResponse:
-        if not NAME_PATTERN.match(request.name):
-            await _fail(
-                context,
-                "RegisterBot",
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "a bot name is 1-64 letters, digits, '.', '_' or '-'",
-            )
+        arguments.bot_name("name", request.name)
         token = new_token()
         try:
             bot_id = await self.db.create_bot(request.name, token_hash(token))
@@ -121,14 +136,17 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
             )
         return arena_pb2.ListGamesResponse(games=games)
 
+    @_checked
     async def CreateMatch(
         self, request: arena_pb2.CreateMatchRequest, context: Context
     ) -> arena_pb2.Match:
         await self._admin(context, "CreateMatch")
+        self._check_match_request(request)
         code, message = grpc.StatusCode.INVALID_ARGUMENT, ""
         try:
-            clock = self.referee.config.default_clock.merged(
-                request.clock if request.HasField("clock") else None
+            clock = arguments.clock(
+                self.referee.config.default_clock,
+                request.clock if request.HasField("clock") else None,
             )
             options = json_format.MessageToDict(request.options)
             options = {
@@ -136,7 +154,9 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 for k, v in options.items()
             }
             timeout = (
-                request.connect_timeout.ToTimedelta().total_seconds()
+                arguments.duration(
+                    "connect_timeout", request.connect_timeout, arguments.CONNECT_TIMEOUT
+                ).total_seconds()
                 if request.HasField("connect_timeout")
                 else None
             )
@@ -153,36 +173,75 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 tournament,
             )
             return await self._match(match_id, context, "CreateMatch")
+        except arguments.InvalidArgument:
+            raise
         except UnknownGame as exc:
             code, message = grpc.StatusCode.NOT_FOUND, str(exc)
         except LookupError as exc:
             code, message = grpc.StatusCode.NOT_FOUND, str(exc.args[0])
+        except ReplayMismatch as exc:  # a stored match that cannot resume: it is now aborted
+            code, message = grpc.StatusCode.FAILED_PRECONDITION, f"aborted: {exc}"
         except (OptionsError, EngineError, ValueError) as exc:
             message = str(exc)
+        except NotFound as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc)
+        except Conflict as exc:
+            code, message = grpc.StatusCode.FAILED_PRECONDITION, str(exc)
         except StorageError as exc:
             code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
         await _fail(context, "CreateMatch", code, message)
 
+    def _check_match_request(self, request: arena_pb2.CreateMatchRequest) -> None:
+        arguments.text("game", request.game)
+        for index, name in enumerate(request.bots):
+            arguments.bot_name(f"bots[{index}]", name)
+        if request.tournament_id:
+            arguments.positive_id("tournament_id", request.tournament_id)
+            arguments.integer("round_no", request.round_no, 1, arguments.TOURNAMENT_ROUNDS[1])
+            arguments.integer("table_no", request.table_no, 1, 10_000)
+        elif request.round_no or request.table_no:
+            raise arguments.InvalidArgument(
+                "round_no", "round_no and table_no are set only with a tournament_id"
+            )
+
     async def _match(self, match_id: int, context: Context, method: str) -> arena_pb2.Match:
+        return (await self._match_and_row(match_id, context, method))[0]
+
+    async def _match_and_row(
+        self, match_id: int, context: Context, method: str
+    ) -> tuple[arena_pb2.Match, MatchRow]:
+        arguments.positive_id("match_id", match_id)
         try:
             row = await self.db.match(match_id)
+            if row is None:
+                await _fail(context, method, grpc.StatusCode.NOT_FOUND, f"no match {match_id}")
+            return (await self.match_messages([row]))[0], row
         except StorageError as exc:
             await _fail(context, method, grpc.StatusCode.UNAVAILABLE, str(exc))
-        if row is None:
-            await _fail(context, method, grpc.StatusCode.NOT_FOUND, f"no match {match_id}")
-        return self.match_message(row)
 
-    def match_message(self, row: Any) -> arena_pb2.Match:
+    async def match_messages(self, rows: Sequence[MatchRow]) -> list[arena_pb2.Match]:
+        """The wire forms of stored matches, with decisions and rating changes from storage."""
+        ids = [row.id for row in rows]
+        counts = await self.db.decision_counts(ids)
+        changes = await self.db.rating_changes(ids)
+        return [self.match_message(row, counts[row.id], changes) for row in rows]
+
+    def match_message(
+        self, row: MatchRow, decisions: int, changes: dict[tuple[int, int], float]
+    ) -> arena_pb2.Match:
         """The wire form of a stored match, with live progress if it runs here."""
         runner = self.referee.runners.get(row.id)
+        aborted = row.status is MatchStatus.ABORTED
+        termination = "aborted" if aborted else row.termination or ""
         out = arena_pb2.Match(
             match_id=row.id,
             game=row.game,
             status=STATUSES.get(row.status.value, common_pb2.MATCH_STATUS_UNSPECIFIED),  # type: ignore[arg-type]
-            termination=requests.TERMINATIONS.get(row.termination or "", 0),  # type: ignore[arg-type]
-            decisions=len(runner.moves) if runner else 0,
+            termination=requests.TERMINATIONS.get(termination, 0),  # type: ignore[arg-type]
+            decisions=max(decisions, len(runner.moves) if runner else 0),
             tournament_id=row.tournament_id or 0,
             options=requests.struct_of(dict(row.options)),
+            abort_reason=(row.termination or "") if aborted else "",
         )
         out.created_at.FromDatetime(row.created_at)
         if row.finished_at is not None:
@@ -196,26 +255,29 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                     score=seat.score or 0.0,
                     strikes=seat.strikes,
                     forfeited=seat.forfeited,
+                    rating_change=changes.get((row.id, seat.bot_id), 0.0),
                 )
             )
         return out
 
+    @_checked
     async def GetMatch(
         self, request: arena_pb2.GetMatchRequest, context: Context
     ) -> arena_pb2.Match:
         return await self._match(request.match_id, context, "GetMatch")
 
+    @_checked
     async def ListMatches(
         self, request: arena_pb2.ListMatchesRequest, context: Context
     ) -> arena_pb2.ListMatchesResponse:
-        limit = request.limit or 50
-        if not 0 < limit <= 500:
-            await _fail(
-                context,
-                "ListMatches",
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "limit must be between 1 and 500",
-            )
+        limit = arguments.limit("limit", request.limit, 50, 500)
+        status = None
+        if request.status:
+            status = MatchStatus(arguments.choice("status", request.status, STATUS_NAMES))
+        if request.game:
+            arguments.text("game", request.game)
+        if request.bot:
+            arguments.bot_name("bot", request.bot)
         try:
             bot_id = None
             if request.bot:
@@ -229,22 +291,29 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                     )
                 bot_id = bot.id
             rows = await self.db.list_matches(
-                status=MatchStatus(STATUS_NAMES[request.status]) if request.status else None,
-                game=request.game or None,
-                bot_id=bot_id,
-                limit=limit,
+                status=status, game=request.game or None, bot_id=bot_id, limit=limit
             )
+            return arena_pb2.ListMatchesResponse(matches=await self.match_messages(rows))
         except StorageError as exc:
             await _fail(context, "ListMatches", grpc.StatusCode.UNAVAILABLE, str(exc))
-        return arena_pb2.ListMatchesResponse(matches=[self.match_message(r) for r in rows])
 
     async def WatchMatch(
         self, request: arena_pb2.WatchMatchRequest, context: Context
     ) -> AsyncIterator[arena_pb2.MatchEvent]:
-        delay = request.delay.ToTimedelta().total_seconds() if request.HasField("delay") else 0.0
+        try:
+            arguments.positive_id("match_id", request.match_id)
+            asked = (
+                arguments.duration("delay", request.delay, arguments.WATCH_DELAY)
+                if request.HasField("delay")
+                else timedelta(0)
+            )
+        except arguments.InvalidArgument as exc:
+            await _fail(context, "WatchMatch", grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        # Spectators never see a running match sooner than the referee's spectator delay.
+        delay = max(asked, self.referee.config.spectator_delay).total_seconds()
         runner = self.referee.runners.get(request.match_id)
         if runner is None:
-            async for event in self._watch_stored(request.match_id, context):
+            async for event in self._watch_stored(request.match_id, context, delay):
                 yield event
             return
         queue: asyncio.Queue[PublicStep | None] = asyncio.Queue()
@@ -267,13 +336,37 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         )
 
     async def _watch_stored(
-        self, match_id: int, context: Context
+        self, match_id: int, context: Context, delay: float
     ) -> AsyncIterator[arena_pb2.MatchEvent]:
-        final = await self._match(match_id, context, "WatchMatch")
-        record = await self.db.record(match_id)
+        """The stored steps of a match not hosted here; of one still running, only those
+        logged at least `delay` seconds ago."""
+        final, row = await self._match_and_row(match_id, context, "WatchMatch")
+        try:
+            record = await self.db.record(match_id)
+            if row.status not in ENDED:
+                cutoff = datetime.now(UTC) - timedelta(seconds=delay)
+                logged = await self.db.decisions(match_id)
+                shown = sum(
+                    1 for d in logged if d.created_at is not None and d.created_at <= cutoff
+                )
+                record = dataclasses.replace(record, moves=record.moves[:shown])
+        except StorageError as exc:
+            await _fail(context, "WatchMatch", grpc.StatusCode.UNAVAILABLE, str(exc))
         rules = engines.get(record.game)
         last = None
-        for step in steps(rules, record):
+        replayed = steps(rules, record)
+        while True:
+            try:
+                step = next(replayed, None)
+            except EngineError as exc:  # e.g. a match played under an older rules version
+                await _fail(
+                    context,
+                    "WatchMatch",
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    f"match {match_id} cannot be replayed here: {exc}",
+                )
+            if step is None:
+                break
             view = spectate.public_view(rules, step.after)
             last = step.decision.number
             yield self._event(match_id, rules.name, step.decision.number, step.decision.label, view)
@@ -291,10 +384,20 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
             event.view.CopyFrom(wire.view_message(game, view))
         return event
 
+    @_checked
     async def GetReplay(
         self, request: arena_pb2.GetReplayRequest, context: Context
     ) -> arena_pb2.Replay:
-        match = await self._match(request.match_id, context, "GetReplay")
+        match, row = await self._match_and_row(request.match_id, context, "GetReplay")
+        if row.status not in ENDED:
+            # The seed and every seat's actions rebuild every private hand: public only at the end.
+            await _fail(
+                context,
+                "GetReplay",
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"match {request.match_id} is {row.status.value}; its replay (seed and every "
+                "seat's actions) is published when it ends",
+            )
         try:
             record = await self.db.record(request.match_id)
         except StorageError as exc:
@@ -317,14 +420,21 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         return out
 
     # -- tournaments -----------------------------------------------------------------------------
+    @_checked
     async def CreateTournament(
         self, request: arena_pb2.CreateTournamentRequest, context: Context
     ) -> arena_pb2.Tournament:
         await self._admin(context, "CreateTournament")
+        arguments.text("name", request.name, required=False)
+        arguments.text("game", request.game)
+        for index, name in enumerate(request.bots):
+            arguments.bot_name(f"bots[{index}]", name)
+        arguments.integer("rounds", request.rounds, *arguments.TOURNAMENT_ROUNDS)
         code, message = grpc.StatusCode.INVALID_ARGUMENT, ""
         try:
-            clock = self.referee.config.default_clock.merged(
-                request.clock if request.HasField("clock") else None
+            clock = arguments.clock(
+                self.referee.config.default_clock,
+                request.clock if request.HasField("clock") else None,
             )
             options = json_format.MessageToDict(request.options)
             options = {
@@ -332,7 +442,9 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 for k, v in options.items()
             }
             starts = (
-                request.starts_at.ToDatetime(tzinfo=UTC) if request.HasField("starts_at") else None
+                arguments.timestamp("starts_at", request.starts_at)
+                if request.HasField("starts_at")
+                else None
             )
             tournament_id = await tournaments.create_tournament(
                 self.db,
@@ -347,14 +459,18 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 seed=request.seed,
             )
             return await self._tournament(tournament_id, context, "CreateTournament")
+        except arguments.InvalidArgument:
+            raise
         except UnknownGame as exc:
             code, message = grpc.StatusCode.NOT_FOUND, str(exc)
         except LookupError as exc:
             code, message = grpc.StatusCode.NOT_FOUND, str(exc.args[0])
         except (EngineError, ValueError) as exc:
             message = str(exc)
-        except StorageError as exc:
+        except Unavailable as exc:  # only this one tells the client that a retry may succeed
             code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
+        except StorageError as exc:  # refused by a constraint: retrying cannot help
+            code, message = grpc.StatusCode.FAILED_PRECONDITION, str(exc)
         await _fail(context, "CreateTournament", code, message)
 
     async def _tournament(
@@ -402,26 +518,34 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 )
         return out
 
+    @_checked
     async def ListTournaments(
         self, request: arena_pb2.ListTournamentsRequest, context: Context
     ) -> arena_pb2.ListTournamentsResponse:
-        status = TOURNAMENT_STATUS_NAMES.get(request.status)
+        status = None
+        if request.status:
+            status = arguments.choice("status", request.status, TOURNAMENT_STATUS_NAMES)
+        limit = arguments.limit("limit", request.limit, 50, 500)
         try:
-            rows = await tournaments.list_tournaments(self.db, status, request.limit or 50)
+            rows = await tournaments.list_tournaments(self.db, status, limit)
             return arena_pb2.ListTournamentsResponse(
                 tournaments=[await self.tournament_message(r, False) for r in rows]
             )
         except StorageError as exc:
             await _fail(context, "ListTournaments", grpc.StatusCode.UNAVAILABLE, str(exc))
 
+    @_checked
     async def GetTournament(
         self, request: arena_pb2.GetTournamentRequest, context: Context
     ) -> arena_pb2.Tournament:
+        arguments.positive_id("tournament_id", request.tournament_id)
         return await self._tournament(request.tournament_id, context, "GetTournament")
 
+    @_checked
     async def GetLeaderboard(
         self, request: arena_pb2.GetLeaderboardRequest, context: Context
     ) -> arena_pb2.Leaderboard:
+        limit = arguments.limit("limit", request.limit, 20, 500)
         if request.game not in engines.names():
             await _fail(
                 context,
@@ -430,7 +554,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 f"unknown game {request.game!r}; known games: {', '.join(engines.names())}",
             )
         try:
-            rows = await tournaments.leaderboard(self.db, request.game, request.limit or 20)
+            rows = await tournaments.leaderboard(self.db, request.game, limit)
         except StorageError as exc:
             await _fail(context, "GetLeaderboard", grpc.StatusCode.UNAVAILABLE, str(exc))
         board = arena_pb2.Leaderboard(game=request.game)

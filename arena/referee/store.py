@@ -22,3 +22,6 @@ class MatchStore(Protocol):
         self, match_id: int, termination: Termination, results: Sequence[SeatResult]
     ) -> None:
         """Store the outcome and mark the match finished."""
+
+    async def abort_match(self, match_id: int, reason: str) -> None:
+        """Mark a pending or running match aborted, keeping `reason`."""

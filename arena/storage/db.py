@@ -358,6 +358,21 @@ class Database:
             moves=tuple(move.joint for move in moves),
         )
 
+    async def decision_counts(self, match_ids: Sequence[int]) -> dict[int, int]:
+        """Match id -> decisions logged so far, for each of `match_ids` (0 when none)."""
+        params = {"match_ids": list(match_ids)}
+        async with self._connection("count decisions") as conn:
+            cursor = await conn.execute(query("decision_counts"), params)
+            counted = {int(r[0]): int(r[1]) for r in await cursor.fetchall()}
+        return {m: counted.get(m, 0) for m in match_ids}
+
+    async def rating_changes(self, match_ids: Sequence[int]) -> dict[tuple[int, int], float]:
+        """(match id, bot id) -> the Elo change that match gave that bot, for rated matches."""
+        params = {"match_ids": list(match_ids)}
+        async with self._connection("read rating changes") as conn:
+            cursor = await conn.execute(query("match_rating_changes"), params)
+            return {(int(r[0]), int(r[1])): float(r[2]) for r in await cursor.fetchall()}
+
     # The sink of the decision writer
 
     async def write_decisions(self, rows: Sequence[DecisionRow]) -> list[StorageError | None]:

@@ -131,3 +131,14 @@ FROM decisions WHERE match_id = %(match_id)s AND number = %(number)s;
 -- name: decisions
 SELECT match_id, number, label, joint, elapsed, strikes, created_at
 FROM decisions WHERE match_id = %(match_id)s ORDER BY number;
+
+-- name: decision_counts
+-- How many decisions each of several matches has logged (matches with none are left out).
+SELECT match_id, count(*)::integer AS decisions
+FROM decisions WHERE match_id = ANY(%(match_ids)s::bigint[])
+GROUP BY match_id;
+
+-- name: match_rating_changes
+-- The Elo change each bot got from each of several matches (rated matches only).
+SELECT match_id, bot_id, delta
+FROM rating_changes WHERE match_id = ANY(%(match_ids)s::bigint[]);

@@ -308,6 +308,7 @@ class Match(_message.Message):
     FINISHED_AT_FIELD_NUMBER: _builtins.int
     TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
+    ABORT_REASON_FIELD_NUMBER: _builtins.int
     match_id: _builtins.int
     """The match id."""
     game: _builtins.str
@@ -320,6 +321,8 @@ class Match(_message.Message):
     """Decisions applied so far."""
     tournament_id: _builtins.int
     """The tournament it belongs to, or 0."""
+    abort_reason: _builtins.str
+    """Why the match was aborted (status ABORTED); empty otherwise."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.SeatResult]:
         """Per seat, in seat order."""
@@ -349,10 +352,11 @@ class Match(_message.Message):
         finished_at: _timestamp_pb2.Timestamp | None = ...,
         tournament_id: _builtins.int = ...,
         options: _struct_pb2.Struct | None = ...,
+        abort_reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "finished_at", b"finished_at", "options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "decisions", b"decisions", "finished_at", b"finished_at", "game", b"game", "match_id", b"match_id", "options", b"options", "seats", b"seats", "status", b"status", "termination", b"termination", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "created_at", b"created_at", "decisions", b"decisions", "finished_at", b"finished_at", "game", b"game", "match_id", b"match_id", "options", b"options", "seats", b"seats", "status", b"status", "termination", b"termination", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

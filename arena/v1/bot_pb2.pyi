@@ -550,12 +550,15 @@ class MatchEnd(_message.Message):
     TERMINATION_FIELD_NUMBER: _builtins.int
     RESULTS_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
     match_id: _builtins.int
     """The match."""
     termination: _common_pb2.Termination.ValueType
     """How it ended."""
     seat: _builtins.int
     """This bot's seat."""
+    reason: _builtins.str
+    """Why the match was aborted (termination ABORTED); empty otherwise."""
     @_builtins.property
     def results(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.SeatResult]:
         """Every seat's result, in seat order."""
@@ -567,10 +570,11 @@ class MatchEnd(_message.Message):
         termination: _common_pb2.Termination.ValueType = ...,
         results: _abc.Iterable[_common_pb2.SeatResult] | None = ...,
         seat: _builtins.int = ...,
+        reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "results", b"results", "seat", b"seat", "termination", b"termination"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "reason", b"reason", "results", b"results", "seat", b"seat", "termination", b"termination"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -38,7 +38,9 @@ class _TerminationEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Terminati
     TERMINATION_FORFEIT: _Termination.ValueType  # 3
     """At least one seat forfeited; the others finished the match."""
     TERMINATION_ABORTED: _Termination.ValueType  # 4
-    """The match was aborted by an operator and is not rated."""
+    """The match was aborted (by an operator, or by the referee after its own failure) and is
+    not rated.
+    """
 
 class Termination(_Termination, metaclass=_TerminationEnumTypeWrapper):
     """How a match ended."""
@@ -52,7 +54,9 @@ TERMINATION_TURN_LIMIT: Termination.ValueType  # 2
 TERMINATION_FORFEIT: Termination.ValueType  # 3
 """At least one seat forfeited; the others finished the match."""
 TERMINATION_ABORTED: Termination.ValueType  # 4
-"""The match was aborted by an operator and is not rated."""
+"""The match was aborted (by an operator, or by the referee after its own failure) and is
+not rated.
+"""
 Global___Termination: _TypeAlias = Termination  # noqa: Y015
 
 class _MatchStatus:

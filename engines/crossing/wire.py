@@ -281,7 +281,7 @@ def parse_action(seat: Seat, wire: object) -> Action:
     if not isinstance(wire, dict):
         raise _fail(seat, f"a Double Crossing action is a JSON object, not {wire!r}")
     kind = wire.get("type")
-    if kind not in _KEYS:
+    if not isinstance(kind, str) or kind not in _KEYS:
         raise _fail(seat, f"unknown action type {kind!r}; known: {sorted(_KEYS)}")
     expected = {"type", *_KEYS[kind]}
     # A missing "villain" means no Villain, as null does: typed clients leave unset fields out.

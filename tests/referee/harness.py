@@ -29,7 +29,10 @@ FAST_CLOCK = Clock(
 
 @contextlib.asynccontextmanager
 async def running_referee(
-    database_url: str, clock: Clock = FAST_CLOCK, reconnect_grace: float = 2.0
+    database_url: str,
+    clock: Clock = FAST_CLOCK,
+    reconnect_grace: float = 2.0,
+    spectator_delay: timedelta = timedelta(0),
 ) -> AsyncIterator[RunningServer]:
     """A migrated database and a referee listening on a free loopback port."""
     db = await Database.open(database_url)
@@ -40,6 +43,7 @@ async def running_referee(
         reconnect_grace=reconnect_grace,
         default_clock=clock,
         connect_timeout=5.0,
+        spectator_delay=spectator_delay,
     )
     running = await create_server(Referee(db, config), "127.0.0.1:0")
     try:
