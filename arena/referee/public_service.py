@@ -562,17 +562,12 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
             board.entries.add(position=i, bot=row["name"], rating=row["rating"], games=row["games"])
         return board
 
+    @_checked
     async def GetBotStats(
         self, request: arena_pb2.GetBotStatsRequest, context: Context
     ) -> arena_pb2.BotStats:
-        limit = request.problems or 10
-        if not 0 < limit <= 100:
-            await _fail(
-                context,
-                "GetBotStats",
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "problems must be between 1 and 100",
-            )
+        arguments.bot_name("bot", request.bot)
+        limit = arguments.limit("problems", request.problems, default=10, maximum=100)
         if request.game and request.game not in engines.names():
             await _fail(
                 context,

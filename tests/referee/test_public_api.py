@@ -147,6 +147,11 @@ def _invalid_cases() -> dict[str, list[tuple[Message, str]]]:
         ],
         "GetTournament": [(arena_pb2.GetTournamentRequest(tournament_id=-3), "tournament_id")],
         "GetLeaderboard": [(arena_pb2.GetLeaderboardRequest(game="hart", limit=-1), "limit")],
+        "GetBotStats": [
+            (arena_pb2.GetBotStatsRequest(bot="v0\n"), "bot"),
+            (arena_pb2.GetBotStatsRequest(bot="v0", problems=-1), "problems"),
+            (arena_pb2.GetBotStatsRequest(bot="v0", problems=101), "problems"),
+        ],
     }
 
 
