@@ -60,6 +60,7 @@ class Stack:
         return {
             **self.services.environ(),
             "ARENA_DATA_DIR": str(self.config.data_dir),
+            "ARENA_HOME": str(self.config.data_dir),
             "ARENA_ADMIN_TOKEN": self.admin_token,
             "ARENA_REFEREE_ADDRESS": self.address,
             "ARENA_ADDRESS": self.address,
