@@ -136,6 +136,12 @@ class Bot:
                     grpc.StatusCode.INVALID_ARGUMENT,
                 ):
                     raise BotRejected(f"{exc.code().name}: {exc.details()}") from None
+                if not self.bot_name and backoff == 0.1:  # never connected: say so once
+                    log.warning(
+                        "cannot reach the arena at %s (%s); retrying until it answers",
+                        address,
+                        exc.code().name,
+                    )
                 log.info(
                     "stream to %s failed (%s); retrying in %.1fs", address, exc.code().name, backoff
                 )
