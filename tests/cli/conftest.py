@@ -8,12 +8,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.dbfixtures import (  # noqa: F401
-    database_factory,
-    fresh_database_url,
-    migrated_database_url,
-    postgres_server_url,
-)
 from tests.referee.harness import ADMIN, register, running_referee
 
 

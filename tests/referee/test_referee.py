@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 
 import grpc
 import pytest
@@ -120,8 +121,8 @@ async def _replay_matches(url: str, match_id: int, match: arena_pb2.Match) -> No
     assert list(outcome.scores) == [live[i].score for i in range(record.seats)]
 
 
-def test_stored_replay_through_the_cli(fresh_database_url: str) -> None:
-    async def scenario() -> int:
+def test_stored_replay_through_the_cli(fresh_database_url: str, tmp_path: Path) -> None:
+    async def scenario() -> subprocess.CompletedProcess[str]:
         async with running_referee(fresh_database_url) as server:
             names = ["c0", "c1", "c2"]
             tokens = await _tokens(server.address, names)
@@ -129,19 +130,28 @@ def test_stored_replay_through_the_cli(fresh_database_url: str) -> None:
             async with playing(list(zip(bots, tokens, strict=True)), server.address):
                 match_id = await create_match(server.address, "hart", names, seed=3)
                 await wait_finished(server.address, match_id)
-        return match_id
+            # No database settings: the CLI fetches the record from the arena, not from Postgres.
+            env = {
+                k: v for k, v in os.environ.items() if k not in ("ARENA_DATABASE_URL", "ARENA_HOME")
+            }
+            env.update(ARENA_ADDRESS=server.address, ARENA_HOME=str(tmp_path / "home"))
+            done = await asyncio.to_thread(
+                subprocess.run,
+                [sys.executable, "-m", "arena.cli", "replay", str(match_id)],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+        return done
 
-    match_id = asyncio.run(scenario())
-    env = {**os.environ, "ARENA_DATABASE_URL": fresh_database_url}
-    done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "replay", str(match_id)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = asyncio.run(scenario())
     assert done.returncode == 0, done.stderr
     assert "the final state matches" in done.stdout
+    for seat, name in enumerate(["c0", "c1", "c2"]):
+        assert f"seat {seat} played {name}" in done.stdout
+    assert len(done.stdout.splitlines()) > 20  # the game log, decision by decision
+    assert not (tmp_path / "home").exists()  # and no database was made on the way
 
 
 def test_timeout_gives_a_strike_and_the_default_action(fresh_database_url: str) -> None:
