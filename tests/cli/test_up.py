@@ -20,14 +20,10 @@ pytestmark = pytest.mark.integration
 
 
 def _env(home: Path, database_url: str) -> dict[str, str]:
+    # No ARENA_REDIS_URL: the stack starts an embedded Redis in ARENA_HOME, so its Celery worker
+    # shares no queue with another test running in parallel.
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-    env.update(
-        ARENA_HOME=str(home),
-        ARENA_DATABASE_URL=database_url,
-        ARENA_REDIS_URL=os.environ.get("ARENA_REDIS_URL", ""),
-    )
-    if not env["ARENA_REDIS_URL"]:
-        del env["ARENA_REDIS_URL"]  # then the stack starts an embedded Redis in ARENA_HOME
+    env.update(ARENA_HOME=str(home), ARENA_DATABASE_URL=database_url)
     return env
 
 
