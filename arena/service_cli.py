@@ -161,6 +161,23 @@ def _bot_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bot_test(args: argparse.Namespace) -> int:
+    from arena.bot_trial import Trial, bot_command
+
+    trial = Trial(
+        argv=bot_command(args.file, args.cmd),
+        game=args.game,
+        matches=args.matches,
+        seats=args.seats or 0,
+        opponents=args.opponents,
+        per_decision=args.per_decision,
+        seed=args.seed,
+        out=sys.stdout,
+    )
+    report = trial.run()
+    return ExitCode.FAILED if report.faults or report.forfeits else ExitCode.OK
+
+
 # -- matches --------------------------------------------------------------------------------------
 async def _match(args: argparse.Namespace) -> int:
     from arena.cli import parse_options
@@ -333,6 +350,42 @@ def add_commands(sub: Any) -> None:
         help="seconds between summary lines (default: 60)",
     )
     run.set_defaults(func=lambda a: _logged_sync("bot", _bot_run, a))
+    trial = bot_sub.add_parser(
+        "test",
+        help="play your bot program against the reference bots in a throwaway local arena and "
+        "report every illegal or late answer",
+        description="Starts a referee on a free loopback port over a throwaway database, runs "
+        "your program with ARENA_ADDRESS and ARENA_BOT_TOKEN in its environment, and plays "
+        "--matches matches against reference bots, your seat rotating.",
+    )
+    trial.add_argument(
+        "file",
+        nargs="?",
+        default="",
+        help="your bot: a .py file (run with this Python) or an executable",
+    )
+    trial.add_argument(
+        "--cmd", default="", help='the command that runs your bot instead, e.g. "node bot.js"'
+    )
+    trial.add_argument("--game", default="hart", choices=engines.names(), help="(default: hart)")
+    trial.add_argument("--matches", type=positive(), default=3, help="matches to play (default: 3)")
+    trial.add_argument(
+        "--seats", type=positive(), help="seats per match (default: the game's fewest)"
+    )
+    trial.add_argument(
+        "--opponents",
+        choices=["heuristic", "random"],
+        default="heuristic",
+        help="the reference strategy of the other seats (default: heuristic)",
+    )
+    trial.add_argument(
+        "--per-decision",
+        type=positive(float),
+        default=2.0,
+        help="seconds per decision, with no time bank: a slower answer is late (default: 2)",
+    )
+    trial.add_argument("--seed", type=int, default=1, help="first match's seed (default: 1)")
+    trial.set_defaults(func=_bot_test)
 
     match = sub.add_parser("match", help="admin: run one match between connected bots")
     match.add_argument("--game", required=True, choices=engines.names(), help="the game")
