@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("games", help="list games and their options").set_defaults(func=_cmd_games)
 
     play = sub.add_parser("play", help="play one match in process and print a readable log")
-    play.add_argument("game", choices=engines.names())
+    play.add_argument("game", choices=engines.names(), help="the game (see `arena games`)")
     play.add_argument(
         "--seats",
         type=positive(),
@@ -175,7 +175,11 @@ def build_parser() -> argparse.ArgumentParser:
         "replay",
         help="replay a record FILE, or a MATCH_ID stored by a running arena, and verify it",
     )
-    rep.add_argument("source", metavar="FILE|MATCH_ID")
+    rep.add_argument(
+        "source",
+        metavar="FILE|MATCH_ID",
+        help="a record written by `arena play --record`, or the id of a match the arena stored",
+    )
     rep.add_argument(
         "--address",
         default="",
@@ -186,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=_cmd_replay)
 
     rules = sub.add_parser("rules", help="print a game's options and data, with provenance marks")
-    rules.add_argument("game", choices=engines.names())
+    rules.add_argument("game", choices=engines.names(), help="the game")
     rules.set_defaults(func=_cmd_rules)
 
     _add_service_commands(sub)

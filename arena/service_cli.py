@@ -365,7 +365,9 @@ def add_commands(sub: Any) -> None:
         help="your bot: a .py file (run with this Python) or an executable",
     )
     trial.add_argument(
-        "--cmd", default="", help='the command that runs your bot instead, e.g. "node bot.js"'
+        "--cmd",
+        default="",
+        help='the command that runs your bot instead of FILE, e.g. "node bot.js" (default: none)',
     )
     trial.add_argument("--game", default="hart", choices=engines.names(), help="(default: hart)")
     trial.add_argument("--matches", type=positive(), default=3, help="matches to play (default: 3)")
