@@ -21,7 +21,7 @@ from arena.sdk import Bot, BotRejected
 from arena.storage import Database
 from arena.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, common_pb2
 from engines.replay import steps
-from tests.referee.bots import RandomBot, ScriptedAnswerBot, SlowBot, json_action
+from tests.referee.bots import RandomBot, ScriptedAnswerBot, SilentBot, json_action
 from tests.referee.harness import (
     ADMIN_METADATA,
     create_match,
@@ -155,8 +155,9 @@ def test_stored_replay_through_the_cli(fresh_database_url: str, tmp_path: Path) 
 
 
 def test_timeout_gives_a_strike_and_the_default_action(fresh_database_url: str) -> None:
+    # The silent request certainly times out; 2 s leaves the other answers room under load.
     clock = Clock(
-        per_decision=timedelta(seconds=1),
+        per_decision=timedelta(seconds=2),
         bank=timedelta(0),
         grace=timedelta(milliseconds=50),
         max_strikes=3,
@@ -166,7 +167,7 @@ def test_timeout_gives_a_strike_and_the_default_action(fresh_database_url: str) 
         async with running_referee(fresh_database_url, clock=clock) as server:
             names = ["slow", "s1", "s2"]
             tokens = await _tokens(server.address, names)
-            slow = SlowBot(slow_on={2}, sleep=1.6)
+            slow = SilentBot(silent_on={2})
             bots: list[Bot] = [slow, RandomBot(1), RandomBot(2)]
             async with playing(list(zip(bots, tokens, strict=True)), server.address):
                 match_id = await create_match(server.address, "hart", names, seed=5)
