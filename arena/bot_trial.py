@@ -27,12 +27,17 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import engines
 from arena.auth import token_hash
 from arena.cli_errors import CliError, ExitCode
 from arena.clock import Clock
+
+if TYPE_CHECKING:
+    from arena.referee.app import Referee
+    from arena.storage import Database
+    from arena.storage.rows import MatchRow
 
 CONNECT_TIMEOUT = 30.0
 AUTHOR = "my-bot"
@@ -263,8 +268,8 @@ class Trial:
 
     async def _matches(
         self,
-        referee: object,
-        db: object,
+        referee: Referee,
+        db: Database,
         author_id: int,
         opponents: list[str],
         clock: Clock,
@@ -276,11 +281,11 @@ class Trial:
         for number in range(self.matches):
             seat = number % seats
             names = [*opponents[:seat], AUTHOR, *opponents[seat:]]
-            match_id = await referee.create_match(  # type: ignore[attr-defined]
+            match_id = await referee.create_match(
                 self.game, names, {}, clock, self.seed + number + 1
             )
             row = await self._finished(db, match_id, process, log)
-            decisions = await db.decisions(match_id)  # type: ignore[attr-defined]
+            decisions = await db.decisions(match_id)
             mine = next(s for s in row.seating if s.bot_id == author_id)
             report.matches += 1
             report.ranks.append((mine.rank or seats, seats))
@@ -304,10 +309,10 @@ class Trial:
         return report
 
     async def _finished(
-        self, db: object, match_id: int, process: subprocess.Popen[bytes], log: Path
-    ) -> object:
+        self, db: Database, match_id: int, process: subprocess.Popen[bytes], log: Path
+    ) -> MatchRow:
         while True:
-            row = await db.match(match_id)  # type: ignore[attr-defined]
+            row = await db.match(match_id)
             if row is not None and row.status.value in ("finished", "aborted"):
                 return row
             if process.poll() is not None:
