@@ -204,6 +204,17 @@ def _check_ports_free(ports: dict[str, int]) -> None:
                 ) from None
 
 
+def _answers(address: str) -> bool:
+    """Whether something accepts connections at `address` (a stale state file's pid may have
+    been reused by an unrelated process)."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=2):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
 def _say_running(info: Any, folder: Path) -> None:
     print(
         f"arena is already running in {folder} (pid {info.pid}); leaving it alone\n"
@@ -241,7 +252,7 @@ def up(args: argparse.Namespace) -> int:
     stack = Stack(config)
     with file_lock(folder / "up.lock"):  # a second `arena up` waits here, then finds this one
         running = StackInfo.read(folder)
-        if running is not None:
+        if running is not None and _answers(running.address):
             _say_running(running, folder)
             return 0
         _check_ports_free(
