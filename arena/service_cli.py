@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import sys
 from datetime import timedelta
@@ -141,6 +142,8 @@ def _bot_run(args: argparse.Namespace) -> int:
     report = args.report == "lines" or (args.report == "auto" and sys.stdout.isatty())
     if report:
         bot.report = BotReport(sys.stdout, timedelta(seconds=args.summary_every))
+        # The report says what the SDK's info lines would (connected, ...): keep warnings only.
+        logging.getLogger("arena.sdk").setLevel(logging.WARNING)
     try:
         bot.run(address, token)
     except BotReplaced as exc:
