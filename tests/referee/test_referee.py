@@ -17,7 +17,7 @@ import pytest
 import engines
 from arena import wire
 from arena.clock import Clock
-from arena.sdk import Bot, BotRejected
+from arena.sdk import Bot, BotRejected, BotReplaced
 from arena.storage import Database
 from arena.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, common_pb2
 from engines.replay import steps
@@ -328,10 +328,11 @@ def test_malformed_messages_do_not_disturb_the_match(fresh_database_url: str) ->
             names = ["m0", "m1", "m2"]
             tokens = await _tokens(server.address, names)
             bots = [RandomBot(seed=i) for i in range(3)]
-            async with playing(list(zip(bots, tokens, strict=True)), server.address):
+            async with playing(list(zip(bots, tokens, strict=True)), server.address) as tasks:
                 match_id = await create_match(server.address, "hart", names, seed=4)
-                # A second stream of bot m0 sends junk: the old stream is replaced, the match
-                # goes on, and every junk message gets a Problem naming what was wrong.
+                # A second stream of bot m0 sends junk: the old stream is replaced (its SDK
+                # stops with BotReplaced), the match goes on, and every junk message gets a
+                # Problem naming what was wrong.
                 channel, _ = stub(server.address)
                 async with channel:
                     junk = [
@@ -354,7 +355,13 @@ def test_malformed_messages_do_not_disturb_the_match(fresh_database_url: str) ->
                     assert "none of hello" in problems[0].message
                     assert "only valid as the first message" in problems[1].message
                     assert problems[2].kind == bot_pb2.PROBLEM_KIND_NOT_YOUR_DECISION
+                with pytest.raises(BotReplaced):
+                    await asyncio.wait_for(tasks[0], 10)
+                again = RandomBot(seed=0)  # m0 comes back, so the match needs no timeouts
+                back = asyncio.create_task(again.run_async(server.address, tokens[0]))
                 match = await wait_finished(server.address, match_id)
+                again.stop()
+                await back
             assert match.status == common_pb2.MATCH_STATUS_FINISHED
 
     asyncio.run(scenario())
