@@ -10,7 +10,8 @@ since hiding it would help nobody.
 
     CliError            raised by commands with a message, a hint and an ExitCode
     grpc.RpcError       mapped by status code (GRPC_EXITS) with a hint per code
-    OSError             a file that cannot be read or written, or a refused connection
+    OSError             a file that cannot be read or written, a refused connection, a port in use
+    EmbeddedError       the embedded Postgres or Redis cannot start
     ValueError          bad JSON, bad values (EngineError and json.JSONDecodeError included)
     TimeoutError        something did not happen in time
 """
@@ -137,6 +138,7 @@ def rpc_error(exc: grpc.RpcError, args: argparse.Namespace | None = None) -> Cli
 def to_cli_error(exc: BaseException, args: argparse.Namespace | None = None) -> CliError | None:
     """The CliError for an exception a user's mistake or environment can cause, else None."""
     # Storage is imported here: `arena play` and friends never load it.
+    from arena.storage.embedded import EmbeddedError
     from arena.storage.errors import StorageError
 
     if isinstance(exc, CliError):
@@ -151,6 +153,14 @@ def to_cli_error(exc: BaseException, args: argparse.Namespace | None = None) -> 
         return CliError(str(exc) or type(exc).__name__, code=ExitCode.UNAVAILABLE)
     if isinstance(exc, TimeoutError):
         return CliError(str(exc) or "timed out", code=ExitCode.UNAVAILABLE)
+    if isinstance(exc, OSError):  # e.g. a port already in use
+        return CliError(str(exc) or type(exc).__name__, code=ExitCode.UNAVAILABLE)
+    if isinstance(exc, EmbeddedError):
+        return CliError(
+            f"the embedded database could not start: {exc}",
+            "set ARENA_DATABASE_URL, or ARENA_HOME to a folder you own",
+            ExitCode.UNAVAILABLE,
+        )
     if isinstance(exc, StorageError):
         return CliError(
             f"database: {exc}", "check ARENA_DATABASE_URL or `arena up`", ExitCode.UNAVAILABLE

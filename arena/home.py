@@ -2,7 +2,9 @@
 
 The data directory is `ARENA_HOME` (`ARENA_DATA_DIR` is the older name and wins when both are set,
 since `arena up` sets it for its child processes); without either it is
-`$XDG_DATA_HOME/arena`, i.e. `~/.local/share/arena`, whatever the current folder is. It holds:
+`$XDG_DATA_HOME/arena`, i.e. `~/.local/share/arena`, whatever the current folder is; for root it
+is `/var/lib/arena`, because the embedded Postgres then runs as `nobody`, which cannot enter
+`/root`. It holds:
 
     postgres/          the embedded Postgres cluster (when ARENA_DATABASE_URL is unset)
     redis/             the embedded Redis (when ARENA_REDIS_URL is unset)
@@ -24,12 +26,16 @@ ENV_HOME = "ARENA_HOME"
 ENV_DATA_DIR = "ARENA_DATA_DIR"
 ENV_ADDRESS = "ARENA_ADDRESS"
 FALLBACK_ADDRESS = "localhost:50051"
+ROOT_DATA_DIR = "/var/lib/arena"
 
 
 def data_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """The data directory: ARENA_DATA_DIR, ARENA_HOME, or ~/.local/share/arena (absolute)."""
+    """The data directory: ARENA_DATA_DIR, ARENA_HOME, or ~/.local/share/arena (root:
+    /var/lib/arena), as an absolute path."""
     env = os.environ if environ is None else environ
     chosen = env.get(ENV_DATA_DIR) or env.get(ENV_HOME)
+    if not chosen and not env.get("XDG_DATA_HOME") and os.geteuid() == 0:
+        chosen = ROOT_DATA_DIR
     if not chosen:
         xdg = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local/share")
         chosen = str(Path(xdg) / "arena")

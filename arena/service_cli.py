@@ -99,7 +99,14 @@ async def _serve(args: argparse.Namespace) -> int:
             path.write_text(referee.admin_token + "\n")
             path.chmod(0o600)
             print(f"admin token written to {path}", file=sys.stderr)
-        running = await create_server(referee, f"[::]:{args.port}")
+        try:
+            running = await create_server(referee, f"[::]:{args.port}")
+        except RuntimeError as exc:  # grpc reports a port it cannot bind this way
+            raise CliError(
+                f"cannot listen on port {args.port}: {str(exc).split(';')[0]}",
+                "another program (or another referee) uses it; stop it or pass --port",
+                ExitCode.UNAVAILABLE,
+            ) from None
         if args.metrics_port >= 0:
             start_http_server(args.metrics_port)
         print(f"referee {args.name} listening on port {running.port}", file=sys.stderr)

@@ -25,7 +25,9 @@ def _info(pid: int) -> StackInfo:
 
 def test_the_data_directory_does_not_depend_on_the_current_folder(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path)}
-    assert data_dir(env) == tmp_path.resolve() / ".local/share/arena"
+    per_user = tmp_path.resolve() / ".local/share/arena"
+    assert data_dir(env) == (Path("/var/lib/arena") if os.geteuid() == 0 else per_user)
+    assert data_dir({"XDG_DATA_HOME": str(tmp_path / "x")}) == tmp_path.resolve() / "x/arena"
     assert data_dir({**env, "ARENA_HOME": str(tmp_path / "h")}) == tmp_path.resolve() / "h"
     both = {**env, "ARENA_HOME": str(tmp_path / "h"), "ARENA_DATA_DIR": str(tmp_path / "d")}
     assert data_dir(both) == tmp_path.resolve() / "d"
