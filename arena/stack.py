@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,7 +91,8 @@ class Stack:
                     str(c.per_decision),
                 ],
             )
-            wait_healthy(self.address, timeout=60)
+            referee = self.children["referee"]
+            wait_healthy(self.address, timeout=60, alive=lambda: referee.poll() is None)
             self._spawn(
                 "worker",
                 [
@@ -149,7 +150,9 @@ class Stack:
                 stdout=output,
                 stderr=output,
                 start_new_session=True,
-                cwd=os.getcwd(),
+                # Not the user's folder: `python -m` puts the working folder first on sys.path,
+                # so a stray module there (a `six.py` in /tmp) would shadow a real one.
+                cwd=self.config.data_dir,
             )
 
     def check(self) -> list[str]:
@@ -183,11 +186,13 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
         os.killpg(process.pid, sig)
 
 
-def wait_healthy(address: str, timeout: float) -> None:
-    """Block until the referee at `address` reports SERVING."""
+def wait_healthy(address: str, timeout: float, alive: Callable[[], bool] = lambda: True) -> None:
+    """Block until the referee at `address` reports SERVING; stop early if `alive()` is false."""
     deadline = time.monotonic() + timeout
     last = ""
     while time.monotonic() < deadline:
+        if not alive():
+            raise ChildProcessError(f"the referee exited before serving on {address}")
         try:
             with grpc.insecure_channel(address) as channel:
                 reply = health_pb2_grpc.HealthStub(channel).Check(

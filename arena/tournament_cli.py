@@ -266,7 +266,11 @@ def up(args: argparse.Namespace) -> int:
         print(f"starting arena in {folder} ...", flush=True)
         signal.signal(signal.SIGTERM, request_stop)
         signal.signal(signal.SIGINT, request_stop)
-        stack.start()
+        try:
+            stack.start()
+        except ChildProcessError as exc:
+            log_hint = f"see {folder / 'logs' / 'referee.log'}" if config.logs_to_files else ""
+            raise CliError(str(exc), log_hint, ExitCode.UNAVAILABLE) from None
         token_file = folder / "admin-token"
         token_file.write_text(stack.admin_token + "\n")
         token_file.chmod(0o600)
