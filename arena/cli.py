@@ -35,7 +35,10 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
-            raise CliError(f"--option needs NAME=VALUE, got {pair!r}", "e.g. --option variant=base")
+            raise CliError(
+                f"--option needs NAME=VALUE, got {pair!r}",
+                "`arena games` lists each game's options",
+            )
         try:
             options[key] = json.loads(raw)
         except ValueError:

@@ -84,6 +84,9 @@ async def _serve(args: argparse.Namespace) -> int:
     from arena.referee.server import create_server, serve_until_signalled
 
     token = args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN", "")
+    token_file = data_dir() / "admin-token"
+    if not token and token_file.exists():  # a restart keeps the token scripts already use
+        token = token_file.read_text().strip()
     async with await Database.open(database_url()) as db:
         await db.migrate()
         config = RefereeConfig(
@@ -93,12 +96,6 @@ async def _serve(args: argparse.Namespace) -> int:
             default_clock=Clock(per_decision=seconds(args.per_decision)),
         )
         referee = Referee(db, config)
-        if not token:
-            path = data_dir() / "admin-token"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(referee.admin_token + "\n")
-            path.chmod(0o600)
-            print(f"admin token written to {path}", file=sys.stderr)
         try:
             running = await create_server(referee, f"[::]:{args.port}")
         except RuntimeError as exc:  # grpc reports a port it cannot bind this way
@@ -107,6 +104,11 @@ async def _serve(args: argparse.Namespace) -> int:
                 "another program (or another referee) uses it; stop it or pass --port",
                 ExitCode.UNAVAILABLE,
             ) from None
+        if not token:  # only once listening: a second `serve` must not replace a working token
+            token_file.parent.mkdir(parents=True, exist_ok=True)
+            token_file.write_text(referee.admin_token + "\n")
+            token_file.chmod(0o600)
+            print(f"admin token written to {token_file}", file=sys.stderr)
         if args.metrics_port >= 0:
             start_http_server(args.metrics_port)
         print(f"referee {args.name} listening on port {running.port}", file=sys.stderr)
