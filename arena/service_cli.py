@@ -306,8 +306,8 @@ def add_commands(sub: Any) -> None:
     serve.add_argument(
         "--admin-token",
         default="",
-        help="the admin token (default: ARENA_ADMIN_TOKEN, else a new one written to "
-        "ARENA_HOME/admin-token)",
+        help="the admin token (default: ARENA_ADMIN_TOKEN, else the one in "
+        "ARENA_HOME/admin-token, else a new one written there)",
     )
     serve.add_argument(
         "--reconnect-grace",
