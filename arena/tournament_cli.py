@@ -263,6 +263,9 @@ def up(args: argparse.Namespace) -> int:
                 "beat-metrics-port": config.beat_metrics_port,
             }
         )
+        token_file = folder / "admin-token"
+        if not os.environ.get("ARENA_ADMIN_TOKEN") and token_file.exists():
+            stack.admin_token = token_file.read_text().strip()  # scripts keep working
         print(f"starting arena in {folder} ...", flush=True)
         signal.signal(signal.SIGTERM, request_stop)
         signal.signal(signal.SIGINT, request_stop)
@@ -271,7 +274,6 @@ def up(args: argparse.Namespace) -> int:
         except ChildProcessError as exc:
             log_hint = f"see {folder / 'logs' / 'referee.log'}" if config.logs_to_files else ""
             raise CliError(str(exc), log_hint, ExitCode.UNAVAILABLE) from None
-        token_file = folder / "admin-token"
         token_file.write_text(stack.admin_token + "\n")
         token_file.chmod(0o600)
         logs = folder / "logs"
