@@ -202,8 +202,9 @@ class Trial:
                 )
                 return await self._matches(referee, db, author_id, opponents, clock, process, log)
         finally:
-            for bot, _ in helpers:
+            for bot, task in helpers:
                 bot.stop()
+                task.cancel()  # also when it never got to run (the author's bot failed at once)
             await asyncio.gather(*(task for _, task in helpers), return_exceptions=True)
             await running.stop(0.2)
             await db.close()

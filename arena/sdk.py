@@ -121,8 +121,13 @@ class Bot:
             asyncio.run(self.run_async(address, token))
 
     async def run_async(self, address: str, token: str) -> None:
-        """The async form of `run`."""
-        self._stop = asyncio.Event()
+        """The async form of `run`. A `stop()` made before it starts is honoured."""
+        try:
+            await self._run_until_stopped(address, token)
+        finally:
+            self._stop = asyncio.Event()  # ready for another run, in any event loop
+
+    async def _run_until_stopped(self, address: str, token: str) -> None:
         backoff = 0.1
         while not self._stop.is_set():
             try:

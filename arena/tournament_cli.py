@@ -200,7 +200,7 @@ def _check_ports_free(ports: dict[str, int]) -> None:
                     f"port {port} is in use by another program (or an arena with another "
                     "ARENA_HOME)",
                     f"stop it, or pass --{flag} with a free port",
-                    ExitCode.REFUSED,
+                    ExitCode.UNAVAILABLE,
                 ) from None
 
 

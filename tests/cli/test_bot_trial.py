@@ -71,6 +71,14 @@ def test_a_bot_that_never_connects_is_one_clear_line(tmp_path: Path) -> None:
     ]
 
 
+def test_a_program_that_cannot_start_is_one_clear_line() -> None:
+    done = _arena("--cmd", "no-such-program-xyz --flag")
+    assert done.returncode == ExitCode.NOT_FOUND
+    assert done.stderr.splitlines() == [
+        "arena: cannot start no-such-program-xyz --flag: No such file or directory"
+    ]
+
+
 def test_the_example_bot_plays_cleanly() -> None:
     example = Path(__file__).resolve().parents[2] / "examples" / "python-bot" / "my_bot.py"
     done = _arena(str(example), "--matches", "2", "--opponents", "random")

@@ -124,6 +124,12 @@ LIVE_CASES: list[tuple[list[str], ExitCode, str]] = [
     (["bot", "run", "--token", "not-a-real-token"], REFUSED, "unknown bot token"),
     (["db", "migrate"], UNAVAILABLE, "no database"),
     (["nosuchcommand"], USAGE, "nosuchcommand"),
+    (["up", "--port", "0"], USAGE, "--port"),
+    (["up", "--port", "{referee_port}", "--data-dir", "{home}"], UNAVAILABLE, "is in use"),
+    (["serve", "--per-decision", "0"], USAGE, "--per-decision"),
+    (["demo", "--bots", "0"], USAGE, "--bots"),
+    (["bot", "test", "{missing}"], NOT_FOUND, "no such file"),
+    (["bot", "test"], USAGE, "which bot"),
 ]
 
 # Every command that talks to an arena, pointed at a port where nothing listens.
@@ -161,9 +167,18 @@ def isolated(
     return referee
 
 
-def _run(argv: list[str], tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> tuple[int, str]:
+def _run(
+    argv: list[str],
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    referee: RefereeThread | None = None,
+) -> tuple[int, str]:
+    port = referee.address.rpartition(":")[2] if referee else ""
     argv = [
-        a.replace("{bad}", str(tmp_path / "bad.json")).replace("{missing}", "no-such-file.json")
+        a.replace("{bad}", str(tmp_path / "bad.json"))
+        .replace("{missing}", "no-such-file.json")
+        .replace("{referee_port}", port)
+        .replace("{home}", str(tmp_path / "up-home"))
         for a in argv
     ]
     try:
@@ -183,7 +198,7 @@ def test_a_mistake_is_one_line_with_its_exit_code(
     tmp_path: Path,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    got, err = _run(argv, tmp_path, capfd)
+    got, err = _run(argv, tmp_path, capfd, isolated)
     lines = err.splitlines()
     assert len(lines) == 1, err
     assert lines[0].startswith("arena: "), err
