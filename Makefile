@@ -20,8 +20,8 @@ demo: install  ## the whole job on embedded services
 up: install  ## start the services and keep them running, for your own bots
 	$(BIN)/arena up
 
-test: check  ## lint, type-check and run every test
-	$(BIN)/python -m pytest
+test: check  ## lint, type-check and run every test (in parallel, one worker per core)
+	$(BIN)/python -m pytest -n auto --dist worksteal --durations=25
 
 check: lint typecheck  ## ruff format check, ruff lint, mypy --strict on engines/
 

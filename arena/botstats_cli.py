@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import sys
 from typing import Any
 
 import grpc
 
+from arena import home
+from arena.cli_errors import positive
 from arena.v1 import arena_pb2, arena_pb2_grpc
-
-EXIT_NOT_FOUND = 4
-EXIT_UNAVAILABLE = 5
 
 
 def _ms(duration: Any) -> str:
@@ -58,18 +55,11 @@ def stats_lines(stats: arena_pb2.BotStats) -> list[str]:
 
 
 async def _stats(args: argparse.Namespace) -> int:
+    # gRPC errors reach the shared one-line reporter (arena.cli_errors), like every command's.
     request = arena_pb2.GetBotStatsRequest(bot=args.name, game=args.game, problems=args.problems)
-    try:
-        async with grpc.aio.insecure_channel(args.address) as channel:
-            stats = await arena_pb2_grpc.ArenaServiceStub(channel).GetBotStats(request, timeout=30)
-    except grpc.aio.AioRpcError as exc:
-        print(f"arena: {exc.details() or exc.code().name}", file=sys.stderr)
-        if exc.code() == grpc.StatusCode.NOT_FOUND:
-            return EXIT_NOT_FOUND
-        if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            print(f"arena: is a referee running at {args.address}?", file=sys.stderr)
-            return EXIT_UNAVAILABLE
-        return 1
+    address = args.address or home.default_address()
+    async with grpc.aio.insecure_channel(address) as channel:
+        stats = await arena_pb2_grpc.ArenaServiceStub(channel).GetBotStats(request, timeout=30)
     for line in stats_lines(stats):
         print(line)
     return 0
@@ -83,11 +73,15 @@ def add_stats_command(bot_sub: Any) -> None:
     stats.add_argument("name", help="the bot's name")
     stats.add_argument("--game", default="", help="only this game (default: every game)")
     stats.add_argument(
-        "--problems", type=int, default=10, help="Problems to list per game (default 10)"
+        "--problems",
+        type=positive(),
+        default=10,
+        help="Problems to list per game, at most 100 (default: 10)",
     )
     stats.add_argument(
         "--address",
-        default=os.environ.get("ARENA_ADDRESS", "localhost:50051"),
-        help="the referee's address (default $ARENA_ADDRESS or localhost:50051)",
+        default="",
+        help="the referee's host:port (default: ARENA_ADDRESS, else the stack `arena up` runs "
+        "in ARENA_HOME, else localhost:50051)",
     )
     stats.set_defaults(func=lambda a: asyncio.run(_stats(a)))

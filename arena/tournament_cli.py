@@ -19,6 +19,7 @@ import grpc
 
 import engines
 from arena.auth import write_secret
+from arena.cli_errors import CliError, ExitCode, positive
 from arena.clock import seconds, to_duration
 from arena.render import Paint
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
@@ -27,7 +28,9 @@ STATUS = {v: k[18:].lower() for k, v in arena_pb2.TournamentStatus.items()}
 
 
 def _address(args: argparse.Namespace) -> str:
-    return str(args.address or os.environ.get("ARENA_ADDRESS", "localhost:50051"))
+    from arena.service_cli import address_of
+
+    return address_of(args)
 
 
 def _admin(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
@@ -187,13 +190,52 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _check_ports_free(ports: dict[str, int]) -> None:
+    for flag, port in ports.items():
+        with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(("0.0.0.0", port))
+            except OSError:
+                raise CliError(
+                    f"port {port} is in use by another program (or an arena with another "
+                    "ARENA_HOME)",
+                    f"stop it, or pass --{flag} with a free port",
+                    ExitCode.UNAVAILABLE,
+                ) from None
+
+
+def _answers(address: str) -> bool:
+    """Whether something accepts connections at `address` (a stale state file's pid may have
+    been reused by an unrelated process)."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=2):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
+def _say_running(info: Any, folder: Path) -> None:
+    print(
+        f"arena is already running in {folder} (pid {info.pid}); leaving it alone\n"
+        f"  referee at {info.address}; admin token in {folder / 'admin-token'}\n"
+        f"  logs in {info.logs}\n"
+        f"  stop it with Ctrl-C where it runs, or `kill {info.pid}`",
+        flush=True,
+    )
+
+
 def up(args: argparse.Namespace) -> int:
     """Start the services and keep them running until Ctrl-C or SIGTERM."""
-    from arena.services import data_dir
+    from arena.home import StackInfo, data_dir
     from arena.stack import Stack, StackConfig
+    from arena.storage.embedded import file_lock
+    from arena.up_status import StatusWatcher
 
+    folder = Path(args.data_dir).expanduser().resolve() if args.data_dir else data_dir()
     config = StackConfig(
-        data_dir=Path(args.data_dir).resolve() if args.data_dir else data_dir(),
+        data_dir=folder,
         port=args.port,
         referee_metrics_port=args.referee_metrics_port,
         worker_metrics_port=args.worker_metrics_port,
@@ -203,41 +245,101 @@ def up(args: argparse.Namespace) -> int:
         web_port=args.web_port,
         web_metrics_port=args.web_metrics_port,
         spectator_delay=args.spectator_delay,
+        logs_to_files=args.logs == "files",
     )
     stop = {"now": False}
 
     def request_stop(*_: object) -> None:
         stop["now"] = True
 
-    signal.signal(signal.SIGTERM, request_stop)
-    signal.signal(signal.SIGINT, request_stop)
-    with Stack(config) as stack:
-        token_file = config.data_dir / "admin-token"
+    folder.mkdir(parents=True, exist_ok=True)
+    stack = Stack(config)
+    with file_lock(folder / "up.lock"):  # a second `arena up` waits here, then finds this one
+        running = StackInfo.read(folder)
+        if running is not None and _answers(running.address):
+            _say_running(running, folder)
+            return 0
+        _check_ports_free(
+            {
+                "port": config.port,
+                "referee-metrics-port": config.referee_metrics_port,
+                "worker-metrics-port": config.worker_metrics_port,
+                "beat-metrics-port": config.beat_metrics_port,
+                **(
+                    {
+                        "web-port": config.web_port,
+                        "web-metrics-port": config.web_metrics_port,
+                    }
+                    if config.web_port >= 0
+                    else {}
+                ),
+            }
+        )
+        token_file = folder / "admin-token"
+        if not os.environ.get("ARENA_ADMIN_TOKEN") and token_file.exists():
+            stack.admin_token = token_file.read_text().strip()  # scripts keep working
+        print(f"starting arena in {folder} ...", flush=True)
+        signal.signal(signal.SIGTERM, request_stop)
+        signal.signal(signal.SIGINT, request_stop)
+        try:
+            stack.start()
+        except ChildProcessError as exc:
+            log_hint = f"see {folder / 'logs' / 'referee.log'}" if config.logs_to_files else ""
+            raise CliError(str(exc), log_hint, ExitCode.UNAVAILABLE) from None
         write_secret(token_file, stack.admin_token + "\n")
+        logs = folder / "logs"
+        StackInfo(
+            pid=os.getpid(),
+            address=stack.address,
+            referee_metrics_port=config.referee_metrics_port,
+            worker_metrics_port=config.worker_metrics_port,
+            beat_metrics_port=config.beat_metrics_port,
+            logs=str(logs),
+            database_url=stack.services.database_url,
+            redis_url=stack.services.redis_url,
+        ).write(folder)
+    try:
         print(
-            f"arena is up: referee at {stack.address} (metrics :{config.referee_metrics_port}),"
-            f" worker metrics :{config.worker_metrics_port}, beat metrics "
-            f":{config.beat_metrics_port}",
+            f"arena is up in {folder}\n"
+            f"  referee     {stack.address} (gRPC; metrics http://127.0.0.1:"
+            f"{config.referee_metrics_port}/metrics)\n"
+            f"  worker      metrics http://127.0.0.1:{config.worker_metrics_port}/metrics\n"
+            f"  beat        metrics http://127.0.0.1:{config.beat_metrics_port}/metrics\n"
+            f"  database    {stack.services.database_url}\n"
+            f"  redis       {stack.services.redis_url}\n"
+            f"  admin token {token_file}\n"
+            + (
+                f"  logs        {logs}/referee.log, worker.log, beat.log\n"
+                if config.logs_to_files
+                else ""
+            )
+            + f"register a bot: `arena bot register NAME` (commands find this stack through "
+            f"ARENA_HOME={folder}); Ctrl-C stops everything",
             flush=True,
         )
-        print(
-            f"  admin token in {token_file}; register a bot with "
-            f"`arena bot register NAME --address {stack.address}`",
-            flush=True,
-        )
-        print(f"  ARENA_DATABASE_URL={stack.services.database_url}", flush=True)
-        print(f"  ARENA_REDIS_URL={stack.services.redis_url}", flush=True)
         if config.web_port >= 0:
             print(
                 f"  web pages at {stack.web_url} (metrics :{config.web_metrics_port})", flush=True
             )
+        watcher = StatusWatcher(stack.address)
+        next_poll = 0.0
         while not stop["now"]:
             dead = stack.check()
             if dead:
-                print(f"arena: {', '.join(dead)} exited; stopping", file=sys.stderr)
-                return 1
-            time.sleep(0.5)
+                print(
+                    f"arena: {', '.join(dead)} exited; stopping (see {logs})",
+                    file=sys.stderr,
+                )
+                return ExitCode.UNAVAILABLE
+            if time.monotonic() >= next_poll:
+                next_poll = time.monotonic() + args.status_every
+                for line in watcher.poll():
+                    print(f"{time.strftime('%H:%M:%S')} {line}", flush=True)
+            time.sleep(0.2)
         print("stopping", flush=True)
+    finally:
+        StackInfo.clear(folder, os.getpid())
+        stack.stop()
     return 0
 
 
@@ -367,69 +469,165 @@ async def _leaderboard(address: str, game: str) -> arena_pb2.Leaderboard:
 
 def add_commands(sub: Any) -> None:
     """Add the tournament, leaderboard, up and demo subcommands."""
+    from arena.service_cli import ADDRESS_HELP, ADMIN_TOKEN_HELP
+
     tournament = sub.add_parser("tournament", help="create, list and show Swiss tournaments")
     t_sub = tournament.add_subparsers(dest="tournament_command", required=True)
     c = t_sub.add_parser("create", help="admin: schedule a Swiss tournament")
-    c.add_argument("--game", required=True, choices=engines.names())
-    c.add_argument("--bots", required=True, help="entrants by name, comma-separated")
-    c.add_argument("--name", default="")
-    c.add_argument("--table-size", type=int, default=4)
-    c.add_argument("--rounds", type=int, default=5)
-    c.add_argument("--per-decision", type=float, default=5.0)
-    c.add_argument("--start-in", type=float, default=0.0, help="seconds from now")
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--game", required=True, choices=engines.names(), help="the game")
+    c.add_argument("--bots", required=True, help="registered entrants by name, comma-separated")
+    c.add_argument("--name", default="", help="a display name (default: none)")
+    c.add_argument("--table-size", type=positive(), default=4, help="seats per table (default: 4)")
+    c.add_argument("--rounds", type=positive(), default=5, help="Swiss rounds (default: 5)")
+    c.add_argument(
+        "--per-decision",
+        type=positive(float),
+        default=5.0,
+        help="seconds per decision (default: 5)",
+    )
+    c.add_argument(
+        "--start-in",
+        type=positive(float, zero=True),
+        default=0.0,
+        help="seconds from now until round 1 (default: 0)",
+    )
+    c.add_argument("--seed", type=int, default=0, help="seed of pairings and matches (default: 0)")
     c.add_argument("--quiet", action="store_true", help="print only the id")
-    c.add_argument("--address", default="")
-    c.add_argument("--admin-token", default="")
+    c.add_argument("--address", default="", help=ADDRESS_HELP)
+    c.add_argument("--admin-token", default="", help=ADMIN_TOKEN_HELP)
     c.set_defaults(func=lambda a: asyncio.run(create(a)))
     ls = t_sub.add_parser("list", help="list tournaments")
-    ls.add_argument("--limit", type=int, default=50)
-    ls.add_argument("--address", default="")
+    ls.add_argument("--limit", type=positive(), default=50, help="at most this many (default: 50)")
+    ls.add_argument("--address", default="", help=ADDRESS_HELP)
     ls.set_defaults(func=lambda a: asyncio.run(list_all(a)))
     sh = t_sub.add_parser("show", help="standings and progress of a tournament")
-    sh.add_argument("tournament_id", type=int)
+    sh.add_argument("tournament_id", type=positive(), help="the id `tournament create` printed")
     sh.add_argument("--follow", action="store_true", help="follow it live until it finishes")
-    sh.add_argument("--address", default="")
+    sh.add_argument("--address", default="", help=ADDRESS_HELP)
     sh.set_defaults(func=lambda a: asyncio.run(show(a)))
 
     lb = sub.add_parser("leaderboard", help="the Elo leaderboard of a game")
-    lb.add_argument("--game", required=True, choices=engines.names())
-    lb.add_argument("--limit", type=int, default=20)
-    lb.add_argument("--address", default="")
+    lb.add_argument("--game", required=True, choices=engines.names(), help="the game")
+    lb.add_argument(
+        "--limit", type=positive(), default=20, help="at most this many bots (default: 20)"
+    )
+    lb.add_argument("--address", default="", help=ADDRESS_HELP)
     lb.set_defaults(func=lambda a: asyncio.run(leaderboard(a)))
 
-    u = sub.add_parser("up", help="start the services and keep them running")
-    u.add_argument("--data-dir", default="")
-    u.add_argument("--port", type=int, default=50051)
-    u.add_argument("--referee-metrics-port", type=int, default=9101)
-    u.add_argument("--worker-metrics-port", type=int, default=9102)
-    u.add_argument("--beat-metrics-port", type=int, default=9103)
-    u.add_argument("--concurrency", type=int, default=8)
-    u.add_argument("--per-decision", type=float, default=5.0)
-    u.add_argument("--web-port", type=int, default=8080, help="web pages port, -1 for none")
+    u = sub.add_parser(
+        "up",
+        help="start the services and keep them running; a second `arena up` on the same data "
+        "directory only says where the running one is",
+    )
     u.add_argument(
-        "--web-metrics-port", type=int, default=9104, help="web server metrics port (default 9104)"
+        "--data-dir",
+        default="",
+        help="where databases, logs and the admin token live (default: ARENA_HOME, else "
+        "~/.local/share/arena)",
+    )
+    u.add_argument(
+        "--port", type=positive(), default=50051, help="referee gRPC port (default: 50051)"
+    )
+    u.add_argument(
+        "--referee-metrics-port",
+        type=positive(),
+        default=9101,
+        help="referee /metrics port (default: 9101)",
+    )
+    u.add_argument(
+        "--worker-metrics-port",
+        type=positive(),
+        default=9102,
+        help="Celery worker /metrics port (default: 9102)",
+    )
+    u.add_argument(
+        "--beat-metrics-port",
+        type=positive(),
+        default=9103,
+        help="Celery beat /metrics port (default: 9103)",
+    )
+    u.add_argument(
+        "--concurrency",
+        type=positive(),
+        default=8,
+        help="Celery worker processes, i.e. matches played at once (default: 8)",
+    )
+    u.add_argument(
+        "--per-decision",
+        type=positive(float),
+        default=5.0,
+        help="default seconds per decision (default: 5)",
+    )
+    u.add_argument(
+        "--logs",
+        choices=["files", "terminal"],
+        default="files",
+        help="where the services' full logs go: files under DATA_DIR/logs, printed at start, "
+        "with a short status here; or this terminal (default: files)",
+    )
+    u.add_argument(
+        "--status-every",
+        type=positive(float),
+        default=2.0,
+        help="seconds between checks for finished matches and rounds (default: 2)",
+    )
+    u.add_argument(
+        "--web-port",
+        type=int,
+        default=8080,
+        help="web pages port, -1 for no web server (default: 8080)",
+    )
+    u.add_argument(
+        "--web-metrics-port",
+        type=int,
+        default=9104,
+        help="web server /metrics port (default: 9104)",
     )
     u.add_argument(
         "--spectator-delay",
-        type=float,
+        type=positive(float, zero=True),
         default=3.0,
-        help="seconds the web pages show a running match behind (default 3)",
+        help="seconds the web pages show a running match behind (default: 3)",
     )
     u.set_defaults(func=up)
 
     d = sub.add_parser("demo", help="the whole job: 16 bots play a Swiss of Hart")
-    d.add_argument("--bots", type=int, default=16)
-    d.add_argument("--rounds", type=int, default=5)
-    d.add_argument("--per-decision", type=float, default=2.0)
-    d.add_argument("--concurrency", type=int, default=4)
-    d.add_argument("--start-in", type=float, default=2.0)
-    d.add_argument("--seed", type=int, default=2026)
-    d.add_argument("--timeout", type=float, default=900)
-    d.add_argument("--data-dir", default="", help="keep the services' files here")
+    d.add_argument("--bots", type=positive(), default=16, help="bot processes (default: 16)")
+    d.add_argument("--rounds", type=positive(), default=5, help="Swiss rounds (default: 5)")
+    d.add_argument(
+        "--per-decision",
+        type=positive(float),
+        default=2.0,
+        help="seconds per decision (default: 2)",
+    )
+    d.add_argument(
+        "--concurrency",
+        type=positive(),
+        default=4,
+        help="Celery worker processes (default: 4)",
+    )
+    d.add_argument(
+        "--start-in",
+        type=positive(float, zero=True),
+        default=2.0,
+        help="seconds until round 1 (default: 2)",
+    )
+    d.add_argument("--seed", type=int, default=2026, help="the tournament's seed (default: 2026)")
+    d.add_argument(
+        "--timeout",
+        type=positive(float),
+        default=900,
+        help="give up after this many seconds (default: 900)",
+    )
+    d.add_argument(
+        "--data-dir",
+        default="",
+        help="keep the services' files here (default: a temporary folder, removed at the end)",
+    )
     d.add_argument(
         "--keep",
         action="store_true",
-        help="keep the services and web pages running after the tournament, until Ctrl-C",
+        help="keep the services and web pages running after the tournament, until Ctrl-C "
+        "(default: stop them)",
     )
     d.set_defaults(func=demo)

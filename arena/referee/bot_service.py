@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 HEARTBEAT_INTERVAL = 10.0
+REPLACED = (
+    "replaced: another stream opened with this bot's token and took over its matches; "
+    "run one process per bot token"
+)
 
 
 class BotService(bot_pb2_grpc.BotServiceServicer):
@@ -69,6 +73,9 @@ class BotService(bot_pb2_grpc.BotServiceServicer):
                 yield message
             while (message := await session.outbox.get()) is not None:
                 yield message
+            if session.replaced:
+                log.warning("bot %s (%s): a newer stream replaced this one", bot_name, bot_id)
+                await context.abort(grpc.StatusCode.ABORTED, REPLACED)
         finally:
             reader.cancel()
             self.referee.hub.disconnect(session)

@@ -43,6 +43,8 @@ class Session:
         self.outbox: asyncio.Queue[bot_pb2.ArenaMessage | None] = asyncio.Queue()
         self.connected_at = time.time()
         self.closed = False
+        self.replaced = False
+        """Closed because a newer stream of the same bot took over (it ends with ABORTED)."""
 
     def send(self, message: bot_pb2.ArenaMessage) -> None:
         """Queue a message for the bot; silently dropped once the stream is closed."""
@@ -68,9 +70,10 @@ class Hub:
 
     # -- sessions --------------------------------------------------------------------------------
     def connect(self, bot_id: int, bot_name: str) -> Session:
-        """Register a new stream for a bot; an older stream of the same bot is closed."""
+        """Register a new stream for a bot; an older stream of that bot is closed as replaced."""
         old = self._sessions.get(bot_id)
         if old is not None:
+            old.replaced = True
             old.close()
         else:
             metrics.CONNECTED_BOTS.inc()

@@ -26,6 +26,14 @@ def strike_note(kind: str, message: str) -> str:
     return f"{kind}: {message}"
 
 
+def read_strike_note(note: str) -> tuple[str, str]:
+    """(kind, message) of a stored strike note; notes stored before the tag read as "unknown"."""
+    kind, sep, message = note.partition(": ")
+    if sep and kind in STRIKE_KINDS:
+        return kind, message
+    return ("timeout" if note.startswith("no answer") else "unknown"), note
+
+
 @dataclass(frozen=True, slots=True)
 class RatingPoint:
     """One rating change of a bot."""

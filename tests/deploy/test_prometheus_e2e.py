@@ -159,6 +159,27 @@ def start_bots(
     return bots
 
 
+def start_gated_bot(
+    env: dict[str, str], name: str, address: str, workdir: Path, gate: Path
+) -> subprocess.Popen[bytes]:
+    """Register a bot whose answers wait until `gate` exists (tests/deploy/gated_bot.py)."""
+    token = arena(env, "bot", "register", name, "--address", address, "--quiet").strip()
+    return start_group(
+        [
+            sys.executable,
+            "-m",
+            "tests.deploy.gated_bot",
+            f"--token={token}",
+            "--address",
+            address,
+            "--gate",
+            str(gate),
+        ],
+        workdir / f"bot-{name}.log",
+        env,
+    )
+
+
 def alive(process: subprocess.Popen[bytes], log: Path, what: str) -> None:
     """Fail with the log's tail if `process` has ended."""
     if process.poll() is not None:
@@ -277,12 +298,25 @@ def test_prometheus_scrapes_a_lone_referee(
 
     eventually("active alerts differing from ArenaBeatDown alone", unexpected_alerts, 30)
 
-    bots = ["ada", "bo", "cy"]
-    processes.extend(start_bots(env, bots, address, workdir))
+    # `gated` holds its answers until the test opens the gate, so the match is certainly seen in
+    # progress by a scrape, however slow the machine; its clock is long enough never to expire.
+    bots = ["ada", "bo", "gated"]
+    gate = workdir / "gate-open"
+    processes.extend(start_bots(env, bots[:2], address, workdir))
+    processes.append(start_gated_bot(env, "gated", address, workdir, gate))
     wait_for_bots(prometheus, workdir, 'sum(arena_connected_bots{job="arena-referee"})', 3)
-    match = f"match --game hart --bots {','.join(bots)} --per-decision 0.5 --address {address}"
-    output = arena(env, *match.split(), timeout=180)
-    assert "result" in output, output
+    match = f"match --game hart --bots {','.join(bots)} --per-decision 120 --address {address}"
+    match_log = workdir / "match.log"
+    running = start_group([*ARENA, *match.split()], match_log, env)
+    processes.append(running)
+    wait_for(
+        "the match scraped in progress",
+        lambda: prometheus.value('sum(arena_active_matches{job="arena-referee"})') == 1,
+        60,
+    )
+    gate.touch()
+    assert running.wait(timeout=180) == 0, log_tail(match_log)
+    assert "result" in match_log.read_text(), log_tail(match_log)
     wait_for(
         "the finished match scraped",
         lambda: prometheus.value('sum(arena_matches_finished_total{job="arena-referee"})') == 1,
@@ -347,16 +381,26 @@ def test_prometheus_over_a_short_tournament(
     wait_for("every target up", all_targets_up(prometheus, jobs), 90)
     assert load_healthcheck().check_grpc(address) is None, "the container health probe passes"
 
-    bots = ["ada", "bo", "cy", "di"]
-    processes.extend(start_bots(env, bots, address, workdir))
+    # `gated` holds its answers until the gate opens: round 1's match is certainly scraped in
+    # progress, however slow the machine. The clock is long enough never to expire meanwhile.
+    bots = ["ada", "bo", "cy", "gated"]
+    gate = workdir / "gate-open"
+    processes.extend(start_bots(env, bots[:3], address, workdir))
+    processes.append(start_gated_bot(env, "gated", address, workdir, gate))
     wait_for_bots(prometheus, workdir, "sum(arena_connected_bots)", 4)
     create = (
         f"tournament create --game hart --bots {','.join(bots)} --rounds 2 --table-size 4 "
-        f"--per-decision 0.5 --start-in 1 --address {address}"
+        f"--per-decision 120 --start-in 1 --address {address}"
     )
     created = arena(env, *create.split())
     ids = re.findall(r"\d+", created)
     assert ids, f"`tournament create` printed no id: {created!r}"
+    wait_for(
+        "a match scraped in progress",
+        lambda: prometheus.value('sum(arena_active_matches{job="arena-referee"})') == 1,
+        120,
+    )
+    gate.touch()
     arena(env, "tournament", "show", ids[0], "--address", address, "--follow", timeout=400)
 
     wait_for("every target still up", all_targets_up(prometheus, jobs), 30)

@@ -46,6 +46,23 @@ class SlowBot(RandomBot):
         return await super()._answer(request)
 
 
+class SilentBot(RandomBot):
+    """Never answers the requests it is told to (by arrival order): they certainly time out,
+    however loaded the machine, where a bot that sleeps past a deadline races the clock."""
+
+    def __init__(self, silent_on: set[int]) -> None:
+        super().__init__()
+        self.silent_on = silent_on
+        self.received = 0
+
+    async def _answer(self, request: bot_pb2.DecisionRequest) -> bot_pb2.Action | None:
+        self.received += 1
+        if self.received in self.silent_on:
+            self.requests.append(request)
+            return None
+        return await super()._answer(request)
+
+
 class ScriptedAnswerBot(RandomBot):
     """Sends a hand-made Action for its first few requests, then plays randomly."""
 

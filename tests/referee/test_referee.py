@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 
 import grpc
 import pytest
@@ -16,11 +17,11 @@ import pytest
 import engines
 from arena import wire
 from arena.clock import Clock
-from arena.sdk import Bot, BotRejected
+from arena.sdk import Bot, BotRejected, BotReplaced
 from arena.storage import Database
 from arena.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, common_pb2
 from engines.replay import steps
-from tests.referee.bots import RandomBot, ScriptedAnswerBot, SlowBot, json_action
+from tests.referee.bots import RandomBot, ScriptedAnswerBot, SilentBot, json_action
 from tests.referee.harness import (
     ADMIN_METADATA,
     create_match,
@@ -120,8 +121,8 @@ async def _replay_matches(url: str, match_id: int, match: arena_pb2.Match) -> No
     assert list(outcome.scores) == [live[i].score for i in range(record.seats)]
 
 
-def test_stored_replay_through_the_cli(fresh_database_url: str) -> None:
-    async def scenario() -> int:
+def test_stored_replay_through_the_cli(fresh_database_url: str, tmp_path: Path) -> None:
+    async def scenario() -> subprocess.CompletedProcess[str]:
         async with running_referee(fresh_database_url) as server:
             names = ["c0", "c1", "c2"]
             tokens = await _tokens(server.address, names)
@@ -129,24 +130,34 @@ def test_stored_replay_through_the_cli(fresh_database_url: str) -> None:
             async with playing(list(zip(bots, tokens, strict=True)), server.address):
                 match_id = await create_match(server.address, "hart", names, seed=3)
                 await wait_finished(server.address, match_id)
-        return match_id
+            # No database settings: the CLI fetches the record from the arena, not from Postgres.
+            env = {
+                k: v for k, v in os.environ.items() if k not in ("ARENA_DATABASE_URL", "ARENA_HOME")
+            }
+            env.update(ARENA_ADDRESS=server.address, ARENA_HOME=str(tmp_path / "home"))
+            done = await asyncio.to_thread(
+                subprocess.run,
+                [sys.executable, "-m", "arena.cli", "replay", str(match_id)],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+        return done
 
-    match_id = asyncio.run(scenario())
-    env = {**os.environ, "ARENA_DATABASE_URL": fresh_database_url}
-    done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "replay", str(match_id)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = asyncio.run(scenario())
     assert done.returncode == 0, done.stderr
     assert "the final state matches" in done.stdout
+    for seat, name in enumerate(["c0", "c1", "c2"]):
+        assert f"seat {seat} played {name}" in done.stdout
+    assert len(done.stdout.splitlines()) > 20  # the game log, decision by decision
+    assert not (tmp_path / "home").exists()  # and no database was made on the way
 
 
 def test_timeout_gives_a_strike_and_the_default_action(fresh_database_url: str) -> None:
+    # The silent request certainly times out; 2 s leaves the other answers room under load.
     clock = Clock(
-        per_decision=timedelta(seconds=1),
+        per_decision=timedelta(seconds=2),
         bank=timedelta(0),
         grace=timedelta(milliseconds=50),
         max_strikes=3,
@@ -156,7 +167,7 @@ def test_timeout_gives_a_strike_and_the_default_action(fresh_database_url: str) 
         async with running_referee(fresh_database_url, clock=clock) as server:
             names = ["slow", "s1", "s2"]
             tokens = await _tokens(server.address, names)
-            slow = SlowBot(slow_on={2}, sleep=1.6)
+            slow = SilentBot(silent_on={2})
             bots: list[Bot] = [slow, RandomBot(1), RandomBot(2)]
             async with playing(list(zip(bots, tokens, strict=True)), server.address):
                 match_id = await create_match(server.address, "hart", names, seed=5)
@@ -317,10 +328,11 @@ def test_malformed_messages_do_not_disturb_the_match(fresh_database_url: str) ->
             names = ["m0", "m1", "m2"]
             tokens = await _tokens(server.address, names)
             bots = [RandomBot(seed=i) for i in range(3)]
-            async with playing(list(zip(bots, tokens, strict=True)), server.address):
+            async with playing(list(zip(bots, tokens, strict=True)), server.address) as tasks:
                 match_id = await create_match(server.address, "hart", names, seed=4)
-                # A second stream of bot m0 sends junk: the old stream is replaced, the match
-                # goes on, and every junk message gets a Problem naming what was wrong.
+                # A second stream of bot m0 sends junk: the old stream is replaced (its SDK
+                # stops with BotReplaced), the match goes on, and every junk message gets a
+                # Problem naming what was wrong.
                 channel, _ = stub(server.address)
                 async with channel:
                     junk = [
@@ -343,7 +355,13 @@ def test_malformed_messages_do_not_disturb_the_match(fresh_database_url: str) ->
                     assert "none of hello" in problems[0].message
                     assert "only valid as the first message" in problems[1].message
                     assert problems[2].kind == bot_pb2.PROBLEM_KIND_NOT_YOUR_DECISION
+                with pytest.raises(BotReplaced):
+                    await asyncio.wait_for(tasks[0], 10)
+                again = RandomBot(seed=0)  # m0 comes back, so the match needs no timeouts
+                back = asyncio.create_task(again.run_async(server.address, tokens[0]))
                 match = await wait_finished(server.address, match_id)
+                again.stop()
+                await back
             assert match.status == common_pb2.MATCH_STATUS_FINISHED
 
     asyncio.run(scenario())

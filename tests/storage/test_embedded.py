@@ -104,6 +104,7 @@ def test_configured_urls_start_nothing(folder: Path) -> None:
     assert not (folder / "data").exists()
 
 
-def test_the_data_folder_defaults_to_var_under_the_current_directory(folder: Path) -> None:
-    assert data_dir({}) == Path.cwd().resolve() / "var"
+def test_the_data_folder_is_per_user_and_not_the_current_directory(folder: Path) -> None:
+    assert data_dir({"XDG_DATA_HOME": str(folder / "xdg")}) == folder.resolve() / "xdg/arena"
+    assert data_dir({"ARENA_HOME": str(folder / "h")}) == folder.resolve() / "h"
     assert data_dir({ENV_DATA_DIR: str(folder / "x" / "..")}) == folder.resolve()

