@@ -13,6 +13,7 @@ import engines
 from arena.clock import Clock
 from arena.logs import log_context
 from arena.referee.bot_service import malformed
+from arena.referee.limits import Limits
 from arena.referee.match import MatchRunner
 from arena.referee.sessions import Hub, Session
 from arena.storage.db import Database
@@ -36,6 +37,8 @@ class RefereeConfig:
     """The clock of matches whose creator sets none."""
     connect_timeout: float = 10.0
     """Seconds a new match waits for its bots to connect before the clocks start anyway."""
+    limits: Limits = field(default_factory=Limits)
+    """Message sizes, rates and queue bounds (see `arena.referee.limits`)."""
 
 
 class Referee:
@@ -45,7 +48,7 @@ class Referee:
         self.db = db
         self.config = config
         self.admin_token = config.admin_token or secrets.token_urlsafe(24)
-        self.hub = Hub(config.reconnect_grace)
+        self.hub = Hub(config.reconnect_grace, config.limits.outbox_messages)
         self.runners: dict[int, MatchRunner] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         self.on_finish: list[Callable[[MatchRunner], Any]] = [self._rate_adhoc]

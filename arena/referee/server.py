@@ -14,7 +14,7 @@ from grpc_reflection.v1alpha import reflection
 from arena.referee.app import Referee
 from arena.referee.bot_service import BotService
 from arena.referee.public_service import PublicService
-from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +53,14 @@ class RunningServer:
 
 async def create_server(referee: Referee, address: str = "[::]:50051") -> RunningServer:
     """Build and start the server on `address` (port 0 picks a free port)."""
-    server = grpc.aio.server(options=KEEPALIVE_OPTIONS)
-    bot_pb2_grpc.add_BotServiceServicer_to_server(BotService(referee), server)
+    limits = referee.config.limits
+    server = grpc.aio.server(
+        options=[
+            *KEEPALIVE_OPTIONS,
+            ("grpc.max_receive_message_length", limits.max_message_bytes),
+        ]
+    )
+    BotService(referee).add_to_server(server)
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(PublicService(referee), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
