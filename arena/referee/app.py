@@ -13,7 +13,7 @@ import engines
 from arena.clock import Clock
 from arena.logs import log_context
 from arena.referee.bot_service import malformed
-from arena.referee.limits import Limits
+from arena.referee.limits import Limits, clip
 from arena.referee.match import MatchRunner
 from arena.referee.sessions import Hub, Session
 from arena.storage.db import Database
@@ -126,7 +126,7 @@ class Referee:
         for name in bot_names:
             row = await self.db.bot_by_name(name)
             if row is None:
-                raise LookupError(f"unknown bot {name!r}")
+                raise LookupError(f"unknown bot {clip(name)!r}")
             bots.append((row.id, row.name))
         seed = seed or secrets.randbits(62)
         match_id = await self.db.create_match(

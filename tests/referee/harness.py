@@ -12,6 +12,7 @@ import grpc
 
 from arena.clock import Clock
 from arena.referee.app import Referee, RefereeConfig
+from arena.referee.limits import Limits
 from arena.referee.server import RunningServer, create_server
 from arena.sdk import Bot
 from arena.storage import Database
@@ -29,7 +30,10 @@ FAST_CLOCK = Clock(
 
 @contextlib.asynccontextmanager
 async def running_referee(
-    database_url: str, clock: Clock = FAST_CLOCK, reconnect_grace: float = 2.0
+    database_url: str,
+    clock: Clock = FAST_CLOCK,
+    reconnect_grace: float = 2.0,
+    limits: Limits | None = None,
 ) -> AsyncIterator[RunningServer]:
     """A migrated database and a referee listening on a free loopback port."""
     db = await Database.open(database_url)
@@ -40,6 +44,7 @@ async def running_referee(
         reconnect_grace=reconnect_grace,
         default_clock=clock,
         connect_timeout=5.0,
+        limits=limits or Limits(),
     )
     running = await create_server(Referee(db, config), "127.0.0.1:0")
     try:
