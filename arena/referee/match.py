@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -124,6 +124,17 @@ class MatchRunner:
         return requests.match_start(
             self.match_id, self.rules, seat, self.player_names(), self.options, self.clock
         )
+
+    def restore(self, logged: Sequence[DecisionRow]) -> None:
+        """Rebuild strikes, forfeits and clocks of a resumed match from its logged decisions."""
+        for row in logged:
+            for seat, taken in row.elapsed.items():
+                self.seats[seat].clock.charge(taken)
+            for seat in row.strikes:
+                self.seats[seat].strikes += 1
+        limit = self.clock.max_strikes
+        for s in self.seats:
+            s.forfeited = s.forfeited or bool(limit and s.strikes >= limit)
 
     # -- the loop --------------------------------------------------------------------------------
     async def run(self) -> Outcome:

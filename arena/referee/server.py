@@ -70,6 +70,7 @@ async def create_server(referee: Referee, address: str = "[::]:50051") -> Runnin
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
+    await referee.start()  # resumed matches wait for their bots, who connect from now on
     await server.start()
     for name in (*SERVICE_NAMES, ""):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

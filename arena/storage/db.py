@@ -209,11 +209,13 @@ class Database:
         tournament: TableKey | None = None,
         *,
         rated: bool = False,
+        reuse_active: bool = False,
     ) -> int:
         """Create a pending match seating `bot_ids` in order; a tournament table gets one match.
 
         Creating the match of a table that has one returns the existing id (so a retried task
-        is harmless), or raises `Conflict` if that match seats other bots.
+        is harmless), or raises `Conflict` if that match seats other bots. With `reuse_active`,
+        an ad-hoc match identical to an unfinished one (game, seed, options, seating) is that one.
         """
         if len(bot_ids) != seats:
             raise ValueError(f"{seats} seats but {len(bot_ids)} bots: {list(bot_ids)}")
@@ -234,6 +236,10 @@ class Database:
             "rated": rated,
         }
         async with self._connection(what) as conn, conn.transaction():
+            if reuse_active and table is None:
+                found = await _active_adhoc_match(conn, params, bot_ids)
+                if found is not None:
+                    return found
             cursor = await conn.execute(query("create_match"), params)
             created = await cursor.fetchone()
             if created is not None:
@@ -264,6 +270,22 @@ class Database:
     async def record_decision(self, decision: DecisionRow) -> None:
         """Log one decision; returns once it is committed (group commit, see `DecisionWriter`)."""
         await self.writer.write(decision)
+
+    async def claim_matches(self, host: str, *, released_only: bool = False) -> list[int]:
+        """Make `host` the host of its own unfinished matches and of released running ones.
+
+        With `released_only`, only matches a stopping referee released are claimed.
+        """
+        sql = query("claim_released_matches") if released_only else query("claim_matches")
+        async with self._connection(f"claim matches for {host!r}") as conn:
+            cursor = await conn.execute(sql, {"host": host})
+            return sorted(int(row[0]) for row in await cursor.fetchall())
+
+    async def release_matches(self, host: str) -> list[int]:
+        """Let go of `host`'s unfinished matches so that any referee may resume them."""
+        async with self._connection(f"release matches of {host!r}") as conn:
+            cursor = await conn.execute(query("release_matches"), {"host": host})
+            return sorted(int(row[0]) for row in await cursor.fetchall())
 
     async def finish_match(
         self, match_id: int, termination: Termination, results: Sequence[SeatResult]
@@ -417,6 +439,15 @@ async def _insert_decision(
         return Conflict(f"{what}: a different decision {row.number} is already logged ({exc})")
     except (psycopg.errors.IntegrityError, psycopg.errors.DataError) as exc:
         return translate(what, exc)
+
+
+async def _active_adhoc_match(
+    conn: AsyncConnection[Any], params: Mapping[str, Any], bot_ids: Sequence[int]
+) -> int | None:
+    await conn.execute(query("lock_adhoc_match"), params)
+    cursor = await conn.execute(query("active_adhoc_match"), {**params, "bot_ids": list(bot_ids)})
+    row = await cursor.fetchone()
+    return None if row is None else int(row[0])
 
 
 async def _status_error(conn: AsyncConnection[Any], what: str, match_id: int) -> StorageError:
