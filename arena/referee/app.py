@@ -43,6 +43,8 @@ class RefereeConfig:
     """Message sizes, rates and queue bounds (see `arena.referee.limits`)."""
     adopt_interval: timedelta = timedelta(seconds=2)
     """How often a running referee looks for matches that a stopping referee released."""
+    db_probe_interval: timedelta = timedelta(milliseconds=500)
+    """How often the database is probed; health follows it (NOT_SERVING while it is down)."""
 
 
 class Referee:

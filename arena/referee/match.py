@@ -38,7 +38,8 @@ PROBLEM_OF = {
     IllegalAction: bot_pb2.PROBLEM_KIND_ILLEGAL_ACTION,
     StaleDecision: bot_pb2.PROBLEM_KIND_STALE_DECISION,
 }
-DB_RETRY_MAX = 5.0
+DB_RETRY_MAX = 1.0
+"""Longest pause between retries of a storage call: play resumes within it once Postgres is back."""
 
 
 @dataclass

@@ -11,9 +11,11 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from arena import metrics
 from arena.referee.app import Referee
 from arena.referee.bot_service import BotService
 from arena.referee.public_service import PublicService
+from arena.storage.probe import DatabaseProbe
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 
 log = logging.getLogger(__name__)
@@ -38,6 +40,7 @@ class RunningServer:
     port: int
     referee: Referee
     health: health.aio.HealthServicer
+    probe: DatabaseProbe | None = None
 
     @property
     def address(self) -> str:
@@ -45,6 +48,8 @@ class RunningServer:
 
     async def stop(self, grace: float = 1.0) -> None:
         """Stop accepting calls, end the matches' tasks and close the streams."""
+        if self.probe is not None:
+            await self.probe.stop()
         for name in (*SERVICE_NAMES, ""):
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.referee.shutdown()
@@ -72,9 +77,23 @@ async def create_server(referee: Referee, address: str = "[::]:50051") -> Runnin
         raise OSError(f"cannot listen on {address}")
     await referee.start()  # resumed matches wait for their bots, who connect from now on
     await server.start()
+    await _follow_database(health_servicer, True)
+    probe = DatabaseProbe(referee.db, referee.config.db_probe_interval)
+    probe.listeners.append(lambda up: _follow_database(health_servicer, up))
+    probe.start()
+    return RunningServer(
+        server=server, port=port, referee=referee, health=health_servicer, probe=probe
+    )
+
+
+async def _follow_database(servicer: health.aio.HealthServicer, up: bool) -> None:
+    """Every service is SERVING while the database answers, NOT_SERVING while it does not."""
+    metrics.DATABASE_UP.set(1 if up else 0)
+    status = (
+        health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
+    )
     for name in (*SERVICE_NAMES, ""):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return RunningServer(server=server, port=port, referee=referee, health=health_servicer)
+        await servicer.set(name, status)
 
 
 async def serve_until_signalled(running: RunningServer) -> None:

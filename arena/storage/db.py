@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, LiteralString, TypeVar
 
@@ -65,11 +66,22 @@ async def _configure(conn: AsyncConnection[Any]) -> None:
 class Database:
     """Postgres through a pool of async connections; build it with `await Database.open(url)`."""
 
-    def __init__(self, pool: AsyncConnectionPool[AsyncConnection[Any]], url: str) -> None:
+    def __init__(
+        self,
+        pool: AsyncConnectionPool[AsyncConnection[Any]],
+        url: str,
+        settings: PoolSettings | None = None,
+    ) -> None:
         self._pool = pool
+        self._url = url
+        self._settings = settings or PoolSettings()
         self._where = describe_url(url)
         self.writer = DecisionWriter(self)
         """The group-commit writer behind `record_decision`."""
+        self._closing: set[asyncio.Task[None]] = set()
+        self.available = True
+        """False while a probe (`arena.storage.probe`) finds Postgres unreachable: every call
+        then fails at once with `Unavailable` instead of waiting for a connection."""
 
     @classmethod
     async def open(
@@ -79,31 +91,51 @@ class Database:
         max_size: int = 10,
         *,
         timeout: timedelta = timedelta(seconds=10),
+        acquire_timeout: timedelta = timedelta(seconds=3),
     ) -> Database:
-        """Connect a pool to `url` and start the decision writer; `Unavailable` if unreachable."""
-        seconds = timeout.total_seconds()
-        pool: AsyncConnectionPool[AsyncConnection[Any]] = AsyncConnectionPool(
-            url,
-            min_size=min_size,
-            max_size=max_size,
-            open=False,
-            kwargs={"autocommit": True},
-            configure=_configure,
-            check=AsyncConnectionPool.check_connection,
-            timeout=seconds,
-            name="arena",
-        )
+        """Connect a pool to `url` and start the decision writer; `Unavailable` if unreachable.
+
+        `timeout` bounds the first connection; `acquire_timeout` how long a call waits for a
+        pooled connection before it fails with `Unavailable`.
+        """
+        settings = PoolSettings(min_size, max_size, acquire_timeout)
+        pool = _pool(url, settings)
         try:
-            await pool.open(wait=True, timeout=seconds)
+            await pool.open(wait=True, timeout=timeout.total_seconds())
         except PoolTimeout:
             await pool.close()
             reason = await _connect_error(url, timeout)
             raise Unavailable(
                 f"cannot connect to Postgres at {describe_url(url)}: {reason}"
             ) from None
-        database = cls(pool, url)
+        database = cls(pool, url, settings)
         await database.writer.start()
         return database
+
+    @property
+    def url(self) -> str:
+        """The connection URL (it may hold a password: never log it, see `describe_url`)."""
+        return self._url
+
+    async def mark_available(self, available: bool) -> None:
+        """Record what a probe found; coming back, the pool is replaced by a fresh one.
+
+        A pool that lost its connections reconnects with exponential backoff (psycopg_pool
+        waits 1, 2, 4, ... s between attempts), so after a 40 s outage it would take up to half
+        a minute more to notice the database is back. A new pool connects at once.
+        """
+        if available and not self.available:
+            fresh = _pool(self._url, self._settings)
+            try:
+                await fresh.open(wait=True, timeout=self._settings.acquire_timeout.total_seconds())
+            except PoolTimeout:
+                await fresh.close()
+                return  # not really back yet: the next probe tries again
+            old, self._pool = self._pool, fresh
+            closing = asyncio.get_running_loop().create_task(old.close(timeout=1.0))
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
+        self.available = available
 
     async def close(self) -> None:
         """Flush the decision writer and close every connection."""
@@ -119,6 +151,8 @@ class Database:
     @asynccontextmanager
     async def _connection(self, what: str) -> AsyncIterator[AsyncConnection[Any]]:
         """A pooled connection (autocommit) whose psycopg errors become `StorageError`s."""
+        if not self.available:
+            raise Unavailable(f"{what}: the database is unreachable [{self._where}]")
         try:
             async with self._pool.connection() as conn:
                 yield conn
@@ -407,6 +441,43 @@ class Database:
                 for row, params in zip(rows, values, strict=True):
                     outcomes.append(await _insert_decision(conn, row, params))
             return outcomes
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSettings:
+    """How a `Database` sizes its pool and how long a call waits for a connection."""
+
+    min_size: int = 1
+    max_size: int = 10
+    acquire_timeout: timedelta = timedelta(seconds=3)
+    """A call that gets no connection within this fails with `Unavailable`."""
+
+
+CONNECT_OPTIONS: dict[str, Any] = {
+    "autocommit": True,
+    "connect_timeout": 3,
+    # Notice a peer that vanished without closing (TCP only; ignored on Unix sockets).
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 3,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 15_000,
+}
+"""libpq settings of pooled connections: fail in seconds, not minutes, once Postgres is gone."""
+
+
+def _pool(url: str, settings: PoolSettings) -> AsyncConnectionPool[AsyncConnection[Any]]:
+    return AsyncConnectionPool(
+        url,
+        min_size=settings.min_size,
+        max_size=settings.max_size,
+        open=False,
+        kwargs=dict(CONNECT_OPTIONS),
+        configure=_configure,
+        check=AsyncConnectionPool.check_connection,
+        timeout=settings.acquire_timeout.total_seconds(),
+        name="arena",
+    )
 
 
 _DECISION_COLUMNS = ("match_id", "number", "label", "joint", "elapsed", "strikes")
