@@ -13,6 +13,7 @@ from typing import Any
 from arena import metrics, wire
 from arena.clock import Clock, SeatClock
 from arena.referee import requests
+from arena.referee.limits import clip
 from arena.referee.sessions import Hub, Pending
 from arena.referee.store import MatchStore
 from arena.storage.errors import StorageError
@@ -38,6 +39,7 @@ PROBLEM_OF = {
     IllegalAction: bot_pb2.PROBLEM_KIND_ILLEGAL_ACTION,
     StaleDecision: bot_pb2.PROBLEM_KIND_STALE_DECISION,
 }
+MAX_PROBLEM_CHARS = 300
 DB_RETRY_MAX = 1.0
 """Longest pause between retries of a storage call: play resumes within it once Postgres is back."""
 
@@ -242,7 +244,8 @@ class MatchRunner:
                 bot_pb2.PROBLEM_KIND_ILLEGAL_ACTION,
             )
             metrics.BAD_ANSWERS.labels(self.game, bot_pb2.ProblemKind.Name(kind)[13:].lower()).inc()
-            why = f"{exc}; the default action was played"
+            # The error may quote the answer: the bot and the log get a short prefix of it.
+            why = f"{clip(str(exc), MAX_PROBLEM_CHARS)}; the default action was played"
             self._strike(seat, decision.number, kind, why)
             return space.default(), taken, why
         return action, taken, None

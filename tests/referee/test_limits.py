@@ -14,8 +14,17 @@ from prometheus_client import REGISTRY
 
 from arena.referee.limits import Limits, Rate
 from arena.referee.sessions import Session
+from arena.sdk import Bot
 from arena.v1 import arena_pb2, bot_pb2
-from tests.referee.harness import ADMIN_METADATA, register, running_referee, stub
+from tests.referee.bots import RandomBot, ScriptedAnswerBot, json_action
+from tests.referee.harness import (
+    ADMIN_METADATA,
+    create_match,
+    playing,
+    register,
+    running_referee,
+    stub,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -289,5 +298,28 @@ def test_errors_echo_only_a_short_prefix_of_client_input(fresh_database_url: str
                         await call
                     details = caught.value.details() or ""
                     assert len(details) < 400, details[:200]
+
+    asyncio.run(scenario())
+
+
+def test_a_huge_bad_answer_is_quoted_only_briefly(fresh_database_url: str) -> None:
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url) as server:
+            names = ["loud", "q1", "q2"]
+            tokens = [await register(server.address, n) for n in names]
+            loud = ScriptedAnswerBot([json_action([12345] * 5_000)])
+            bots: list[Bot] = [loud, RandomBot(1), RandomBot(2)]
+            async with playing(list(zip(bots, tokens, strict=True)), server.address):
+                match_id = await create_match(server.address, "hart", names, seed=2)
+                while not any(p.strike for p in loud.problems):
+                    await asyncio.sleep(0.02)
+            strike = next(p for p in loud.problems if p.strike)
+            assert "12345" in strike.message and len(strike.message) < 400, strike.message[:500]
+            stored = [
+                why
+                for row in await server.referee.db.decisions(match_id)
+                for why in row.strikes.values()
+            ]
+            assert stored and all(len(why) < 400 for why in stored)
 
     asyncio.run(scenario())
