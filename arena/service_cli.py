@@ -43,6 +43,7 @@ async def _serve(args: argparse.Namespace) -> int:
     from prometheus_client import start_http_server
 
     from arena.referee.app import Referee, RefereeConfig
+    from arena.referee.limits import Limits
     from arena.referee.server import create_server, serve_until_signalled
 
     token = args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN", "")
@@ -53,6 +54,7 @@ async def _serve(args: argparse.Namespace) -> int:
             admin_token=token,
             reconnect_grace=args.reconnect_grace,
             default_clock=Clock(per_decision=seconds(args.per_decision)),
+            limits=Limits(open_registration=args.open_registration),
         )
         referee = Referee(db, config)
         if not token:
@@ -194,6 +196,13 @@ def add_commands(sub: Any) -> None:
     serve.add_argument(
         "--per-decision", type=float, default=5.0, help="default seconds per decision"
     )
+    serve.add_argument(
+        "--open-registration",
+        action=argparse.BooleanOptionalAction,
+        default=_env_flag("ARENA_OPEN_REGISTRATION", default=True),
+        help="let anyone register bots (default, also ARENA_OPEN_REGISTRATION=1); "
+        "with --no-open-registration only the admin token can",
+    )
     serve.set_defaults(func=lambda a: _logged("referee", _serve(a)))
 
     db = sub.add_parser("db", help="database maintenance")
@@ -226,6 +235,18 @@ def add_commands(sub: Any) -> None:
     match.add_argument("--admin-token", default="")
     match.add_argument("--every", type=int, default=25, help="print every Nth decision")
     match.set_defaults(func=lambda a: asyncio.run(_match(a)))
+
+
+def _env_flag(name: str, *, default: bool) -> bool:
+    """A yes/no environment variable; unset or empty means `default`."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise SystemExit(f"{name}={value!r}: use 1/0, true/false, yes/no or on/off")
 
 
 def _logged(process: str, coroutine: Any) -> int:
