@@ -36,6 +36,8 @@ class Limits:
     """Largest first message of a bot stream, before its token is checked."""
     max_token_chars: int = 128
     """Longest token a Hello may carry (real tokens have 49 characters)."""
+    max_streams_per_connection: int = 256
+    """Calls one client connection may have open at once (more wait in the client)."""
     hello_timeout: timedelta = timedelta(seconds=5)
     """A bot stream that has sent no Hello by then is closed."""
     outbox_messages: int = 1000

@@ -63,6 +63,7 @@ async def create_server(referee: Referee, address: str = "[::]:50051") -> Runnin
         options=[
             *KEEPALIVE_OPTIONS,
             ("grpc.max_receive_message_length", limits.max_message_bytes),
+            ("grpc.max_concurrent_streams", limits.max_streams_per_connection),
         ]
     )
     BotService(referee).add_to_server(server)
