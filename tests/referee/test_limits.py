@@ -12,7 +12,7 @@ import grpc
 import pytest
 from prometheus_client import REGISTRY
 
-from arena.referee.limits import Limits, Rate
+from arena.referee.limits import Limits, Rate, RateLimiter, clip, peer_address
 from arena.referee.sessions import Session
 from arena.sdk import Bot
 from arena.v1 import arena_pb2, bot_pb2
@@ -326,3 +326,23 @@ def test_a_huge_bad_answer_is_quoted_only_briefly(fresh_database_url: str) -> No
             assert all(len(why) < 400 for why in stored), stored
 
     asyncio.run(scenario())
+
+
+def test_token_buckets_refill_and_forget_idle_keys() -> None:
+    now = [0.0]
+    limiter = RateLimiter(
+        Rate(burst=2, every=timedelta(seconds=10)), max_keys=2, clock=lambda: now[0]
+    )
+    assert limiter.take("a") and limiter.take("a") and not limiter.take("a")
+    assert not limiter.allows("a") and limiter.allows("b")
+    now[0] = 10.0
+    assert limiter.take("a") and not limiter.take("a"), "one call earned back in 10 s"
+    limiter.take("c")  # a third key: the full bucket of "b" is forgotten, not the empty "a"
+    assert not limiter.take("a")
+    assert [peer_address(p) for p in ("ipv4:10.0.0.7:5123", "ipv6:[::1]:80", "unix:/x", None)] == [
+        "10.0.0.7",
+        "::1",
+        "unix:/x",
+        "unknown",
+    ]
+    assert clip("x" * 100, 10) == "xxxxxxxxxx... (90 more characters)" and clip("short") == "short"
