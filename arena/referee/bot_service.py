@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -19,7 +20,7 @@ from arena import metrics
 from arena.auth import token_hash
 from arena.clock import seconds, to_duration
 from arena.referee import requests
-from arena.referee.limits import RateLimiter, peer_address, token_prefix
+from arena.referee.limits import RateLimiter, TokenBucket, peer_address, token_prefix
 from arena.referee.sessions import Session
 from arena.storage.errors import StorageError
 from arena.v1 import bot_pb2
@@ -84,6 +85,20 @@ class BotService:
                 yield message
             while (queued := await session.outbox.get()) is not None:
                 yield queued
+            if session.flooded:
+                log.warning(
+                    "bot %s (%s) disconnected: over %s messages at once",
+                    bot_name,
+                    bot_id,
+                    self.limits.messages.burst,
+                    extra=ids,
+                )
+                await context.abort(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"you sent more than {self.limits.messages.burst} messages at once (at most "
+                    f"one per {self.limits.messages.every.total_seconds() * 1000:g} ms on "
+                    "average); reconnect to resume your matches",
+                )
             if session.fell_behind:
                 log.warning(
                     "bot %s (%s) disconnected: %s unread messages",
@@ -182,8 +197,13 @@ class BotService:
 
     async def _read(self, session: Session, request_iterator: AsyncIterator[bytes]) -> None:
         warned: set[str] = set()
+        rate = TokenBucket(self.limits.messages, time.monotonic())
         try:
             async for raw in request_iterator:
+                if not rate.take(time.monotonic()):
+                    metrics.RATE_LIMITED.labels("messages").inc()
+                    session.flooded = True
+                    return
                 message = _decode(raw)
                 if message is None:
                     reply: bot_pb2.ArenaMessage | None = malformed(

@@ -47,6 +47,8 @@ class Session:
         self.closed = False
         self.fell_behind = False
         """Set when the bot stopped reading and its outbox overflowed: the stream is closed."""
+        self.flooded = False
+        """Set when the bot sent messages faster than its rate limit: the stream is closed."""
 
     def send(self, message: bot_pb2.ArenaMessage) -> None:
         """Queue a message for the bot; dropped once the stream is closed.

@@ -159,7 +159,8 @@ def test_failed_logins_are_rate_limited_per_address_and_counted(fresh_database_u
 def test_a_bot_that_does_not_read_is_disconnected_with_a_clear_status(
     fresh_database_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    limits = Limits(outbox_messages=50)
+    # The sending rate is not what this test is about: lift its limit.
+    limits = Limits(outbox_messages=50, messages=Rate(burst=10**9, every=timedelta(seconds=1)))
 
     async def scenario() -> None:
         async with running_referee(fresh_database_url, limits=limits) as server:
@@ -346,3 +347,30 @@ def test_token_buckets_refill_and_forget_idle_keys() -> None:
         "unknown",
     ]
     assert clip("x" * 100, 10) == "xxxxxxxxxx... (90 more characters)" and clip("short") == "short"
+
+
+def test_a_bot_that_sends_too_fast_is_disconnected(
+    fresh_database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    limits = Limits(messages=Rate(burst=100, every=timedelta(seconds=60)))
+
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url, limits=limits) as server:
+            token = await register(server.address, "chatty")
+            before = counter("arena_rate_limited_total", limit="messages")
+            heartbeat = bot_pb2.BotMessage(heartbeat=bot_pb2.Heartbeat()).SerializeToString()
+            channel, _ = stub(server.address)
+            async with channel:
+                # One message over the burst, then silence: the client is done writing when the
+                # referee ends the call (a client still writing would see its own write fail).
+                call = raw_play(channel)(quiet_forever([hello(token), *[heartbeat] * 101]))
+                code, details, received = await asyncio.wait_for(status_of(call), 30)
+            assert code == grpc.StatusCode.RESOURCE_EXHAUSTED, details
+            assert "more than 100 messages at once" in details
+            assert received >= 100, "the first 100 heartbeats were answered"
+            assert counter("arena_rate_limited_total", limit="messages") == before + 1
+            assert not server.referee.hub.is_connected(1)
+
+    with caplog.at_level(logging.INFO):
+        asyncio.run(scenario())
+    assert any("over 100 messages at once" in r.getMessage() for r in caplog.records)
