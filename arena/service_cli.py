@@ -82,7 +82,12 @@ async def _migrate(args: argparse.Namespace) -> int:
 async def _register(args: argparse.Namespace) -> int:
     async with grpc.aio.insecure_channel(args.address) as channel:
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
-        reply = await stub.RegisterBot(arena_pb2.RegisterBotRequest(name=args.name))
+        # An admin token, when there is one, registers even where registration is closed.
+        token = args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN", "")
+        metadata = (("authorization", f"Bearer {token}"),) if token else None
+        reply = await stub.RegisterBot(
+            arena_pb2.RegisterBotRequest(name=args.name), metadata=metadata
+        )
     if args.quiet:
         print(reply.token)
     else:
@@ -217,6 +222,9 @@ def add_commands(sub: Any) -> None:
     reg.add_argument("name")
     reg.add_argument("--address", default=DEFAULT_ADDRESS)
     reg.add_argument("--quiet", action="store_true", help="print only the token")
+    reg.add_argument(
+        "--admin-token", default="", help="needed when the arena's registration is closed"
+    )
     reg.set_defaults(func=lambda a: asyncio.run(_register(a)))
     run = bot_sub.add_parser("run", help="run a reference bot process")
     run.add_argument("--strategy", default="heuristic", choices=["random", "heuristic"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -18,6 +19,7 @@ from arena.sdk import Bot
 from arena.v1 import arena_pb2, bot_pb2
 from tests.referee.bots import RandomBot, ScriptedAnswerBot, json_action
 from tests.referee.harness import (
+    ADMIN,
     ADMIN_METADATA,
     create_match,
     playing,
@@ -277,6 +279,11 @@ def test_registration_is_rate_limited_and_can_be_closed(fresh_database_url: str)
                     arena_pb2.RegisterBotRequest(name="b1"), metadata=ADMIN_METADATA
                 )
                 assert reply.token
+            command = [sys.executable, "-m", "arena.cli", "bot", "register", "b2", "--quiet"]
+            command += ["--address", server.address, "--admin-token", ADMIN]
+            done = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE)
+            out, _ = await done.communicate()
+            assert done.returncode == 0 and out.decode().startswith("arena_")
 
     asyncio.run(scenario())
 
