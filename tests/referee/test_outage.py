@@ -109,7 +109,9 @@ def test_a_database_outage_fails_fast_reports_not_serving_and_recovers(
                             return sum(len(b.requests) for b in bots) > asked
 
                         assert await _until(serving, 10) < 2.5
-                        assert await _until(playing_again, 10) < 2.5
+                        assert await _until(playing_again, 10) < 3.0, (
+                            "about 2 s, with room for a loaded machine"
+                        )
                     match = await wait_finished(server.address, match_id)
                 assert match.seats
         finally:
