@@ -111,3 +111,28 @@ MATCHES_ABORTED = Counter(
     "Matches the referee aborted because of its own failure (the reason is logged and stored)",
     ["game"],
 )
+# -- limits and outages (referee) -------------------------------------------------------------
+FAILED_LOGINS = Counter(
+    "arena_failed_logins_total",
+    "Bot streams refused before login, by reason",
+    ["reason"],
+)
+JUNK_MESSAGES = Counter(
+    "arena_junk_messages_total",
+    "Bot stream messages that were undecodable, oversized or made no sense, by kind",
+    ["kind"],
+)
+RATE_LIMITED = Counter(
+    "arena_rate_limited_total",
+    "Calls refused with RESOURCE_EXHAUSTED because their caller went over a rate limit",
+    ["limit"],
+)
+SLOW_CONSUMER_DISCONNECTS = Counter(
+    "arena_slow_consumer_disconnects_total",
+    "Bot streams closed because the bot did not read what the referee sent",
+)
+DATABASE_UP = Gauge(
+    "arena_database_up",
+    "1 while this process's database probe reaches Postgres, 0 while it does not",
+    multiprocess_mode="livemin",
+)

@@ -82,6 +82,7 @@ async def _serve(args: argparse.Namespace) -> int:
     from prometheus_client import start_http_server
 
     from arena.referee.app import Referee, RefereeConfig
+    from arena.referee.limits import Limits
     from arena.referee.server import create_server, serve_until_signalled
 
     token = args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN", "")
@@ -96,6 +97,7 @@ async def _serve(args: argparse.Namespace) -> int:
             reconnect_grace=args.reconnect_grace,
             default_clock=Clock(per_decision=seconds(args.per_decision)),
             spectator_delay=seconds(args.spectator_delay),
+            limits=Limits(open_registration=args.open_registration),
         )
         referee = Referee(db, config)
         try:
@@ -128,7 +130,12 @@ async def _migrate(args: argparse.Namespace) -> int:
 async def _register(args: argparse.Namespace) -> int:
     async with grpc.aio.insecure_channel(address_of(args)) as channel:
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
-        reply = await stub.RegisterBot(arena_pb2.RegisterBotRequest(name=args.name))
+        # An admin token, when there is one, registers even where registration is closed.
+        token = args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN", "")
+        metadata = (("authorization", f"Bearer {token}"),) if token else None
+        reply = await stub.RegisterBot(
+            arena_pb2.RegisterBotRequest(name=args.name), metadata=metadata
+        )
     if args.quiet:
         print(reply.token)
     else:
@@ -330,6 +337,13 @@ def add_commands(sub: Any) -> None:
         help="least seconds WatchMatch lags a running match; set it for public arenas "
         "(default: ARENA_SPECTATOR_DELAY, else 0)",
     )
+    serve.add_argument(
+        "--open-registration",
+        action=argparse.BooleanOptionalAction,
+        default=_env_flag("ARENA_OPEN_REGISTRATION", default=True),
+        help="let anyone register bots (default, also ARENA_OPEN_REGISTRATION=1); "
+        "with --no-open-registration only the admin token can",
+    )
     serve.set_defaults(func=lambda a: _logged("referee", _serve(a)))
 
     db = sub.add_parser("db", help="database maintenance")
@@ -346,6 +360,9 @@ def add_commands(sub: Any) -> None:
     reg.add_argument("name", help="1-64 letters, digits, '.', '_' or '-'")
     reg.add_argument("--address", default="", help=ADDRESS_HELP)
     reg.add_argument("--quiet", action="store_true", help="print only the token")
+    reg.add_argument(
+        "--admin-token", default="", help="needed when the arena's registration is closed"
+    )
     reg.set_defaults(func=lambda a: asyncio.run(_register(a)))
     run = bot_sub.add_parser("run", help="run a reference bot process")
     run.add_argument(
@@ -437,6 +454,18 @@ def add_commands(sub: Any) -> None:
     )
     match.set_defaults(func=lambda a: asyncio.run(_match(a)))
     web_cli.add_commands(sub)
+
+
+def _env_flag(name: str, *, default: bool) -> bool:
+    """A yes/no environment variable; unset or empty means `default`."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise SystemExit(f"{name}={value!r}: use 1/0, true/false, yes/no or on/off")
 
 
 def _logged(process: str, coroutine: Any) -> int:

@@ -17,11 +17,12 @@ from arena.clock import Clock
 from arena.logs import log_context
 from arena.referee import arguments
 from arena.referee.bot_service import malformed
+from arena.referee.limits import Limits, clip
 from arena.referee.match import MatchRunner
 from arena.referee.sessions import Hub, Session
 from arena.storage.db import Database
 from arena.storage.errors import StorageError
-from arena.storage.rows import TableKey
+from arena.storage.rows import MatchRow, TableKey
 from arena.v1 import bot_pb2
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,12 @@ class RefereeConfig:
     """Seconds a new match waits for its bots to connect before the clocks start anyway."""
     spectator_delay: timedelta = timedelta(0)
     """The least delay WatchMatch shows a running match with (a client may ask for more)."""
+    limits: Limits = field(default_factory=Limits)
+    """Message sizes, rates and queue bounds (see `arena.referee.limits`)."""
+    adopt_interval: timedelta = timedelta(seconds=2)
+    """How often a running referee looks for matches that a stopping referee released."""
+    db_probe_interval: timedelta = timedelta(milliseconds=500)
+    """How often the database is probed; health follows it (NOT_SERVING while it is down)."""
 
 
 class Referee:
@@ -54,12 +61,15 @@ class Referee:
         arguments.check_clock("default clock", config.default_clock)
         self.config = config
         self.admin_token = config.admin_token or secrets.token_urlsafe(24)
-        self.hub = Hub(config.reconnect_grace)
+        self.hub = Hub(config.reconnect_grace, config.limits.outbox_messages)
         self.runners: dict[int, MatchRunner] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         self.on_finish: list[Callable[[MatchRunner], Any]] = [self._rate_adhoc]
         for game in engines.names():  # a series from 0, so the first abort shows as an increase
             metrics.MATCHES_ABORTED.labels(game)
+        self._adopter: asyncio.Task[None] | None = None
+        self._creating = asyncio.Lock()
+        """Held while a match is created or resumed, so one match never gets two runners."""
 
     async def _rate_adhoc(self, runner: MatchRunner) -> None:
         """Ad-hoc matches are rated as they finish (tournament rounds are rated together)."""
@@ -134,39 +144,48 @@ class Referee:
         for name in bot_names:
             row = await self.db.bot_by_name(name)
             if row is None:
-                raise LookupError(f"unknown bot {name!r}")
+                raise LookupError(f"unknown bot {clip(name)!r}")
             bots.append((row.id, row.name))
+        explicit_seed = seed != 0
         seed = seed or secrets.randbits(62)
-        match_id = await self.db.create_match(
-            game=game,
-            rules_version=rules.version,
-            options=resolved,
-            seats=len(bots),
-            seed=seed,
-            clock=clock.to_json(),
-            bot_ids=[b for b, _ in bots],
-            tournament=None if tournament is None else TableKey(*tournament),
-        )
-        if match_id in self.runners:
-            return match_id
-        existing = await self.db.match(match_id)
-        if existing is not None and existing.status.value in ("finished", "aborted"):
-            return match_id
+        async with self._creating:
+            match_id = await self.db.create_match(
+                game=game,
+                rules_version=rules.version,
+                options=resolved,
+                seats=len(bots),
+                seed=seed,
+                clock=clock.to_json(),
+                bot_ids=[b for b, _ in bots],
+                tournament=None if tournament is None else TableKey(*tournament),
+                # The same request again (same seed) is the same match, not a second one.
+                reuse_active=explicit_seed,
+            )
+            if match_id in self.runners:
+                return match_id
+            existing = await self.db.match(match_id)
+            if existing is None or existing.status.value in ("finished", "aborted"):
+                return match_id
+            await self.db.start_match(match_id, self.config.host)
+            await self._launch(existing, connect_timeout)
+        return match_id
+
+    async def _launch(self, row: MatchRow, connect_timeout: float | None = None) -> MatchRunner:
+        """Play a stored match here, resuming it from its log if it has one."""
+        rules = engines.get(row.game)
+        decisions = await self.db.decisions(row.id)
         resume = None
-        if existing is not None:  # a retried table: play the stored match, not a new one
-            seed, resolved = existing.seed, dict(existing.options)
-        if existing is not None and existing.status.value == "running":
-            # Its host died: rebuild the match from its durable log and play on here.
-            resume = await self.db.record(match_id)
-            log.info("match %s resumes from decision %s", match_id, len(resume.moves))
+        if decisions:  # its host died or stopped: rebuild the match from its durable log
+            resume = await self.db.record(row.id)
+            log.info("match %s resumes from decision %s", row.id, len(resume.moves))
         try:
             runner = MatchRunner(
-                match_id=match_id,
+                match_id=row.id,
                 rules=rules,
-                options=resolved,
-                seed=seed,
-                clock=clock,
-                bots=bots,
+                options=dict(row.options),
+                seed=row.seed,
+                clock=Clock.from_json(dict(row.clock)),
+                bots=[(seat.bot_id, seat.bot_name) for seat in row.seating],
                 hub=self.hub,
                 store=self.db,
                 host=self.config.host,
@@ -175,18 +194,49 @@ class Referee:
                 ),
                 resume=resume,
             )
+            runner.restore(decisions)
         except Exception as exc:  # e.g. a stored log that no longer replays: never strand it
-            log.exception("match %s cannot be played; aborting it", match_id)
-            metrics.MATCHES_ABORTED.labels(game).inc()
+            log.exception("match %s cannot be played; aborting it", row.id)
+            metrics.MATCHES_ABORTED.labels(row.game).inc()
             with contextlib.suppress(StorageError):
-                await self.db.abort_match(match_id, f"cannot be played: {str(exc)[:250]}")
+                await self.db.abort_match(row.id, f"cannot be played: {str(exc)[:250]}")
             raise
         runner.on_finish.extend(self.on_finish)
-        self.runners[match_id] = runner
-        task = asyncio.create_task(self._run(runner), name=f"match-{match_id}")
+        self.runners[row.id] = runner
+        task = asyncio.create_task(self._run(runner), name=f"match-{row.id}")
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
-        return match_id
+        return runner
+
+    async def resume_hosted(self, *, released_only: bool = False) -> list[int]:
+        """Resume the unfinished matches stored as hosted here (and those released by others)."""
+        async with self._creating:
+            claimed = await self.db.claim_matches(self.config.host, released_only=released_only)
+            resumed = []
+            for match_id in claimed:
+                row = await self.db.match(match_id)
+                if match_id in self.runners or row is None:
+                    continue
+                if row.status.value not in ("pending", "running"):
+                    continue
+                try:
+                    await self._launch(row)
+                except engines.EngineError as exc:  # e.g. a game this build no longer has
+                    log.error("match %s cannot be resumed: %s", match_id, exc)
+                    continue
+                resumed.append(match_id)
+        if resumed:
+            log.info("resumed matches %s", resumed)
+        return resumed
+
+    async def adopt_released(self, interval: timedelta) -> None:
+        """Every `interval`, resume the matches other referees released as they stopped."""
+        while True:
+            await asyncio.sleep(interval.total_seconds())
+            try:
+                await self.resume_hosted(released_only=True)
+            except StorageError as exc:  # the database is down: try again next time
+                log.warning("cannot look for released matches: %s", exc)
 
     async def _run(self, runner: MatchRunner) -> None:
         with log_context(match_id=runner.match_id):
@@ -210,13 +260,29 @@ class Referee:
         finally:
             self.runners.pop(runner.match_id, None)
 
+    async def start(self) -> None:
+        """Resume the matches stored as hosted here, then keep adopting released ones."""
+        await self.resume_hosted()
+        self._adopter = asyncio.create_task(
+            self.adopt_released(self.config.adopt_interval), name="adopt-released"
+        )
+
     async def shutdown(self) -> None:
-        """Stop every match task and close every bot stream."""
+        """Stop every match task, release their matches for resumption, close every bot stream."""
+        if self._adopter is not None:
+            self._adopter.cancel()
+        hosted = sorted(self.runners)
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
         for session in self.hub.sessions():
             session.close()
+        if hosted:
+            try:
+                released = await self.db.release_matches(self.config.host)
+                log.info("released matches %s for another referee to resume", released)
+            except StorageError as exc:  # they stay ours: this referee resumes them on restart
+                log.warning("could not release matches %s: %s", hosted, exc)
 
 
 def _not_yours(match_id: int, decision: int) -> bot_pb2.ArenaMessage:

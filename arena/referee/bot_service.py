@@ -1,19 +1,29 @@
-"""BotService: the long-lived stream each bot process opens."""
+"""BotService: the long-lived stream each bot process opens, bounded before and after login.
+
+The stream's messages arrive as raw bytes (see `add_to_server`) so the service, not gRPC, decides
+what happens to a message that is too big or does not decode: before login the stream is closed,
+after login the bot gets a Problem and the match goes on. Limits are in `arena.referee.limits`.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import grpc
+from google.protobuf.message import DecodeError
 
+from arena import metrics
 from arena.auth import token_hash
 from arena.clock import seconds, to_duration
 from arena.referee import requests
+from arena.referee.limits import RateLimiter, TokenBucket, peer_address, token_prefix
 from arena.referee.sessions import Session
-from arena.v1 import bot_pb2, bot_pb2_grpc
+from arena.storage.errors import StorageError
+from arena.v1 import bot_pb2
 
 if TYPE_CHECKING:
     from arena.referee.app import Referee
@@ -25,39 +35,45 @@ REPLACED = (
     "replaced: another stream opened with this bot's token and took over its matches; "
     "run one process per bot token"
 )
+SERVICE_NAME = "arena.v1.BotService"
+Context = grpc.aio.ServicerContext[bytes, bot_pb2.ArenaMessage]
 
 
-class BotService(bot_pb2_grpc.BotServiceServicer):
+class BotService:
     """Authenticates a bot's stream and routes its messages to its matches."""
 
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
+        self.limits = referee.config.limits
+        self.failures_by_peer = RateLimiter(self.limits.failed_logins)
+        self.failures_by_token = RateLimiter(self.limits.failed_logins)
+
+    def add_to_server(self, server: grpc.aio.Server) -> None:
+        """Serve `Play` on `server`, taking its requests undecoded."""
+        handlers = {
+            "Play": grpc.stream_stream_rpc_method_handler(
+                self.Play,
+                request_deserializer=None,
+                response_serializer=bot_pb2.ArenaMessage.SerializeToString,
+            )
+        }
+        server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),)
+        )
+        server.add_registered_method_handlers(SERVICE_NAME, handlers)
 
     async def Play(
-        self,
-        request_iterator: AsyncIterator[bot_pb2.BotMessage],
-        context: grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.ArenaMessage],
+        self, request_iterator: AsyncIterator[bytes], context: Context
     ) -> AsyncIterator[bot_pb2.ArenaMessage]:
-        try:
-            first = await anext(aiter(request_iterator))
-        except StopAsyncIteration:
+        """Hello first (within the Hello timeout), then any number of messages both ways."""
+        peer = peer_address(context.peer())
+        first = await self._hello(request_iterator, context, peer)
+        if first is None:
             return
-        if first.WhichOneof("kind") != "hello":
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, "the first message of a bot stream must be Hello"
-            )
-        if not first.hello.token:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "Hello carries no token")
-        bot = await self.referee.bot_for_token_hash(token_hash(first.hello.token))
-        if bot is None:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown bot token")
-        assert bot is not None
-        bot_id, bot_name = bot
+        bot_id, bot_name, client = first
         ids = {"bot": bot_name, "bot_id": bot_id}
         session = self.referee.hub.connect(bot_id, bot_name)
-        log.info(
-            "bot %s (%s) connected: %s", bot_name, bot_id, first.hello.client or "?", extra=ids
-        )
+        log.info("bot %s (%s) connected: %s", bot_name, bot_id, client or "?", extra=ids)
         resume = self.referee.resume_messages(bot_id)
         welcome = bot_pb2.Welcome(
             bot_id=bot_id,
@@ -71,8 +87,35 @@ class BotService(bot_pb2_grpc.BotServiceServicer):
             yield bot_pb2.ArenaMessage(welcome=welcome)
             for message in resume:
                 yield message
-            while (message := await session.outbox.get()) is not None:
-                yield message
+            while (queued := await session.outbox.get()) is not None:
+                yield queued
+            if session.flooded:
+                log.warning(
+                    "bot %s (%s) disconnected: over %s messages at once",
+                    bot_name,
+                    bot_id,
+                    self.limits.messages.burst,
+                    extra=ids,
+                )
+                await context.abort(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"you sent more than {self.limits.messages.burst} messages at once (at most "
+                    f"one per {self.limits.messages.every.total_seconds() * 1000:g} ms on "
+                    "average); reconnect to resume your matches",
+                )
+            if session.fell_behind:
+                log.warning(
+                    "bot %s (%s) disconnected: %s unread messages",
+                    bot_name,
+                    bot_id,
+                    session.outbox_limit,
+                    extra=ids,
+                )
+                await context.abort(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"you fell {session.outbox_limit} messages behind: read your stream as fast "
+                    "as the arena writes it; reconnect to resume your matches",
+                )
             if session.replaced:
                 log.warning("bot %s (%s): a newer stream replaced this one", bot_name, bot_id)
                 await context.abort(grpc.StatusCode.ABORTED, REPLACED)
@@ -81,20 +124,140 @@ class BotService(bot_pb2_grpc.BotServiceServicer):
             self.referee.hub.disconnect(session)
             log.info("bot %s (%s) disconnected", bot_name, bot_id, extra=ids)
 
-    async def _read(
-        self, session: Session, request_iterator: AsyncIterator[bot_pb2.BotMessage]
-    ) -> None:
+    async def _hello(
+        self, request_iterator: AsyncIterator[bytes], context: Context, peer: str
+    ) -> tuple[int, str, str] | None:
+        """Check the first message: (bot id, bot name, client), None if the stream ended first."""
+        wait = self.limits.hello_timeout.total_seconds()
         try:
-            async for message in request_iterator:
-                reply = self.referee.handle_bot_message(session, message)
+            raw = await asyncio.wait_for(anext(aiter(request_iterator)), wait)
+        except StopAsyncIteration:
+            return None
+        except TimeoutError:
+            await self._refuse(
+                context,
+                peer,
+                "no_hello",
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                f"no Hello within {wait:g}s of opening the stream",
+            )
+        if len(raw) > self.limits.max_hello_bytes:
+            metrics.JUNK_MESSAGES.labels("oversized").inc()
+            await self._refuse(
+                context,
+                peer,
+                "oversized",
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"the first message has {len(raw)} bytes; a Hello may have at most "
+                f"{self.limits.max_hello_bytes}",
+            )
+        message = _decode(raw)
+        if message is None or message.WhichOneof("kind") != "hello":
+            metrics.JUNK_MESSAGES.labels("undecodable" if message is None else "malformed").inc()
+            await self._refuse(
+                context,
+                peer,
+                "not_hello",
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "the first message of a bot stream must be Hello",
+            )
+        token = message.hello.token
+        if not token:
+            await self._refuse(
+                context, peer, "no_token", grpc.StatusCode.UNAUTHENTICATED, "Hello carries no token"
+            )
+        prefix = token_prefix(token)
+        if not (self.failures_by_peer.allows(peer) and self.failures_by_token.allows(prefix)):
+            metrics.RATE_LIMITED.labels("login").inc()
+            metrics.FAILED_LOGINS.labels("rate_limited").inc()
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "too many failed logins from your address or with this token; wait a few "
+                "seconds before trying again",
+            )
+        bot = None
+        if len(token) <= self.limits.max_token_chars:
+            try:
+                bot = await self.referee.bot_for_token_hash(token_hash(token))
+            except StorageError:
+                metrics.FAILED_LOGINS.labels("unavailable").inc()
+                await context.abort(
+                    grpc.StatusCode.UNAVAILABLE,
+                    "the arena cannot reach its database; try again in a few seconds",
+                )
+        if bot is None:
+            self.failures_by_token.take(prefix)
+            await self._refuse(
+                context, peer, "unknown_token", grpc.StatusCode.UNAUTHENTICATED, "unknown bot token"
+            )
+        return bot[0], bot[1], message.hello.client
+
+    async def _refuse(
+        self, context: Context, peer: str, reason: str, code: grpc.StatusCode, message: str
+    ) -> NoReturn:
+        """End a stream that failed to log in; it counts against its peer's failed logins."""
+        self.failures_by_peer.take(peer)
+        metrics.FAILED_LOGINS.labels(reason).inc()
+        log.info("bot stream from %s refused (%s)", peer, reason)
+        await context.abort(code, message)
+        raise AssertionError("abort returned")  # pragma: no cover
+
+    async def _read(self, session: Session, request_iterator: AsyncIterator[bytes]) -> None:
+        warned: set[str] = set()
+        rate = TokenBucket(self.limits.messages, time.monotonic())
+        try:
+            async for raw in request_iterator:
+                if not rate.take(time.monotonic()):
+                    metrics.RATE_LIMITED.labels("messages").inc()
+                    session.flooded = True
+                    return
+                message = _decode(raw)
+                if message is None:
+                    reply: bot_pb2.ArenaMessage | None = malformed(
+                        f"a message of {len(raw)} bytes does not decode as arena.v1.BotMessage; "
+                        "it was ignored"
+                    )
+                    _junk(session, "undecodable", warned)
+                else:
+                    reply = self.referee.handle_bot_message(session, message)
+                    if reply is not None and _is_malformed(reply):
+                        _junk(session, "malformed", warned)
                 if reply is not None:
                     session.send(reply)
         except asyncio.CancelledError:
             raise
-        except Exception:  # a broken stream: the writer ends and the bot may reconnect
-            log.info("bot %s stream broke", session.bot_name, exc_info=True)
+        except Exception as exc:  # a broken stream: the writer ends and the bot may reconnect
+            log.info("bot %s stream broke: %s", session.bot_name, type(exc).__name__)
         finally:
             session.close()
+
+
+def _decode(raw: Any) -> bot_pb2.BotMessage | None:
+    """The message in `raw`, or None if it is not a BotMessage."""
+    try:
+        return bot_pb2.BotMessage.FromString(raw)
+    except (DecodeError, TypeError, RecursionError):
+        return None
+
+
+def _is_malformed(reply: bot_pb2.ArenaMessage) -> bool:
+    return (
+        reply.WhichOneof("kind") == "problem"
+        and reply.problem.kind == bot_pb2.PROBLEM_KIND_MALFORMED_MESSAGE
+    )
+
+
+def _junk(session: Session, kind: str, warned: set[str]) -> None:
+    """Count a bad message; log the first of each kind on a stream, without a traceback."""
+    metrics.JUNK_MESSAGES.labels(kind).inc()
+    if kind not in warned:
+        warned.add(kind)
+        log.warning(
+            "bot %s sent a %s message (further ones on this stream are only counted)",
+            session.bot_name,
+            kind,
+            extra={"bot": session.bot_name, "bot_id": session.bot_id},
+        )
 
 
 def malformed(message: str) -> bot_pb2.ArenaMessage:

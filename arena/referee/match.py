@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -13,6 +13,7 @@ from typing import Any
 from arena import metrics, spectate
 from arena.clock import Clock, SeatClock
 from arena.referee import answers, requests
+from arena.referee.limits import clip
 from arena.referee.sessions import Hub, Pending
 from arena.referee.store import MatchStore
 from arena.storage.botstats import strike_note
@@ -39,7 +40,9 @@ PROBLEM_OF = {
     IllegalAction: bot_pb2.PROBLEM_KIND_ILLEGAL_ACTION,
     StaleDecision: bot_pb2.PROBLEM_KIND_STALE_DECISION,
 }
-DB_RETRY_MAX = 5.0
+MAX_PROBLEM_CHARS = 300
+DB_RETRY_MAX = 1.0
+"""Longest pause between retries of a storage call: play resumes within it once Postgres is back."""
 ABORT_REASON_CHARS = 300
 """The longest abort reason stored and sent (it quotes an exception's text)."""
 ABORT_STORE_ATTEMPTS = 5
@@ -130,6 +133,17 @@ class MatchRunner:
         return requests.match_start(
             self.match_id, self.rules, seat, self.player_names(), self.options, self.clock
         )
+
+    def restore(self, logged: Sequence[DecisionRow]) -> None:
+        """Rebuild strikes, forfeits and clocks of a resumed match from its logged decisions."""
+        for row in logged:
+            for seat, taken in row.elapsed.items():
+                self.seats[seat].clock.charge(taken)
+            for seat in row.strikes:
+                self.seats[seat].strikes += 1
+        limit = self.clock.max_strikes
+        for s in self.seats:
+            s.forfeited = s.forfeited or bool(limit and s.strikes >= limit)
 
     # -- the loop --------------------------------------------------------------------------------
     async def run(self) -> Outcome:
@@ -238,7 +252,8 @@ class MatchRunner:
                 bot_pb2.PROBLEM_KIND_ILLEGAL_ACTION,
             )
             metrics.BAD_ANSWERS.labels(self.game, bot_pb2.ProblemKind.Name(kind)[13:].lower()).inc()
-            why = f"{exc}; the default action was played"
+            # The error may quote the answer: the bot and the log get a short prefix of it.
+            why = f"{clip(str(exc), MAX_PROBLEM_CHARS)}; the default action was played"
             self._strike(seat, decision.number, kind, why)
             return space.default(), taken, why
         return action, taken, None

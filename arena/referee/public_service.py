@@ -21,6 +21,7 @@ from arena.auth import bearer, new_token, same_token, token_hash
 from arena.clock import Clock
 from arena.referee import arguments, requests
 from arena.referee.app import Referee
+from arena.referee.limits import RateLimiter, clip, peer_address
 from arena.referee.match import PublicStep
 from arena.referee.stats import bot_stats_message
 from arena.storage import botstats
@@ -30,6 +31,7 @@ from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from engines import EngineError, OptionsError, ReplayMismatch, UnknownGame
 from engines.replay import steps
 
+MAX_ERROR_CHARS = 300
 NAME_PATTERN = arguments.NAME_PATTERN
 ENDED = (MatchStatus.FINISHED, MatchStatus.ABORTED)
 """Statuses after which a match's seed and every seat's actions are public."""
@@ -52,7 +54,8 @@ Context = grpc.aio.ServicerContext[Any, Any]
 
 async def _fail(context: Context, method: str, code: grpc.StatusCode, message: str) -> NoReturn:
     metrics.RPC_ERRORS.labels(method, code.name).inc()
-    await context.abort(code, message)
+    # Messages may quote the caller's input: never send back more than a short prefix of it.
+    await context.abort(code, clip(message, MAX_ERROR_CHARS))
     raise AssertionError("abort returned")  # pragma: no cover
 
 
@@ -79,6 +82,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
         self.db = referee.db
+        self.registrations = RateLimiter(referee.config.limits.registrations)
 
     async def _admin(self, context: Context, method: str) -> None:
         token = bearer(tuple(context.invocation_metadata() or ()))  # type: ignore[arg-type]
@@ -96,6 +100,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
     async def RegisterBot(
         self, request: arena_pb2.RegisterBotRequest, context: Context
     ) -> arena_pb2.RegisterBotResponse:
+        await self._may_register(context)
         arguments.bot_name("name", request.name)
         token = new_token()
         try:
@@ -110,6 +115,27 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         except Unavailable as exc:
             await _fail(context, "RegisterBot", grpc.StatusCode.UNAVAILABLE, str(exc))
         return arena_pb2.RegisterBotResponse(bot_id=bot_id, name=request.name, token=token)
+
+    async def _may_register(self, context: Context) -> None:
+        """Admins may always register; others only if registration is open, at a bounded rate."""
+        token = bearer(tuple(context.invocation_metadata() or ()))  # type: ignore[arg-type]
+        if token is not None and same_token(token, self.referee.admin_token):
+            return
+        if not self.referee.config.limits.open_registration:
+            await _fail(
+                context,
+                "RegisterBot",
+                grpc.StatusCode.PERMISSION_DENIED,
+                "registration is closed on this arena: ask its operator to register your bot",
+            )
+        if not self.registrations.take(peer_address(context.peer())):
+            metrics.RATE_LIMITED.labels("register").inc()
+            await _fail(
+                context,
+                "RegisterBot",
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "too many registrations from your address; wait a minute before trying again",
+            )
 
     async def ListGames(
         self, request: arena_pb2.ListGamesRequest, context: Context

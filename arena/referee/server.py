@@ -11,10 +11,12 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from arena import metrics
 from arena.referee.app import Referee
 from arena.referee.bot_service import BotService
 from arena.referee.public_service import PublicService
-from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+from arena.storage.probe import DatabaseProbe
+from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +40,7 @@ class RunningServer:
     port: int
     referee: Referee
     health: health.aio.HealthServicer
+    probe: DatabaseProbe | None = None
 
     @property
     def address(self) -> str:
@@ -45,6 +48,8 @@ class RunningServer:
 
     async def stop(self, grace: float = 1.0) -> None:
         """Stop accepting calls, end the matches' tasks and close the streams."""
+        if self.probe is not None:
+            await self.probe.stop()
         for name in (*SERVICE_NAMES, ""):
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.referee.shutdown()
@@ -53,8 +58,15 @@ class RunningServer:
 
 async def create_server(referee: Referee, address: str = "[::]:50051") -> RunningServer:
     """Build and start the server on `address` (port 0 picks a free port)."""
-    server = grpc.aio.server(options=KEEPALIVE_OPTIONS)
-    bot_pb2_grpc.add_BotServiceServicer_to_server(BotService(referee), server)
+    limits = referee.config.limits
+    server = grpc.aio.server(
+        options=[
+            *KEEPALIVE_OPTIONS,
+            ("grpc.max_receive_message_length", limits.max_message_bytes),
+            ("grpc.max_concurrent_streams", limits.max_streams_per_connection),
+        ]
+    )
+    BotService(referee).add_to_server(server)
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(PublicService(referee), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -64,10 +76,25 @@ async def create_server(referee: Referee, address: str = "[::]:50051") -> Runnin
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
+    await referee.start()  # resumed matches wait for their bots, who connect from now on
     await server.start()
+    await _follow_database(health_servicer, True)
+    probe = DatabaseProbe(referee.db, referee.config.db_probe_interval)
+    probe.listeners.append(lambda up: _follow_database(health_servicer, up))
+    probe.start()
+    return RunningServer(
+        server=server, port=port, referee=referee, health=health_servicer, probe=probe
+    )
+
+
+async def _follow_database(servicer: health.aio.HealthServicer, up: bool) -> None:
+    """Every service is SERVING while the database answers, NOT_SERVING while it does not."""
+    metrics.DATABASE_UP.set(1 if up else 0)
+    status = (
+        health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
+    )
     for name in (*SERVICE_NAMES, ""):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return RunningServer(server=server, port=port, referee=referee, health=health_servicer)
+        await servicer.set(name, status)
 
 
 async def serve_until_signalled(running: RunningServer) -> None:

@@ -35,21 +35,39 @@ class Pending:
 
 
 class Session:
-    """One open bot stream."""
+    """One open bot stream; its outbox holds at most `outbox_limit` unsent messages."""
 
-    def __init__(self, bot_id: int, bot_name: str) -> None:
+    def __init__(self, bot_id: int, bot_name: str, outbox_limit: int = 1000) -> None:
         self.bot_id = bot_id
         self.bot_name = bot_name
-        self.outbox: asyncio.Queue[bot_pb2.ArenaMessage | None] = asyncio.Queue()
+        self.outbox_limit = outbox_limit
+        # One slot more than the limit, so the end-of-stream marker always fits.
+        self.outbox: asyncio.Queue[bot_pb2.ArenaMessage | None] = asyncio.Queue(outbox_limit + 1)
         self.connected_at = time.time()
         self.closed = False
         self.replaced = False
         """Closed because a newer stream of the same bot took over (it ends with ABORTED)."""
+        self.fell_behind = False
+        """Set when the bot stopped reading and its outbox overflowed: the stream is closed."""
+        self.flooded = False
+        """Set when the bot sent messages faster than its rate limit: the stream is closed."""
 
     def send(self, message: bot_pb2.ArenaMessage) -> None:
-        """Queue a message for the bot; silently dropped once the stream is closed."""
-        if not self.closed:
-            self.outbox.put_nowait(message)
+        """Queue a message for the bot; dropped once the stream is closed.
+
+        A bot that lets `outbox_limit` messages pile up is disconnected: the queue is emptied and
+        the stream ends with RESOURCE_EXHAUSTED. Its decisions are sent again when it reconnects.
+        """
+        if self.closed:
+            return
+        if self.outbox.qsize() >= self.outbox_limit:
+            self.fell_behind = True
+            metrics.SLOW_CONSUMER_DISCONNECTS.inc()
+            while not self.outbox.empty():
+                self.outbox.get_nowait()
+            self.close()
+            return
+        self.outbox.put_nowait(message)
 
     def close(self) -> None:
         """End the stream's writer."""
@@ -61,8 +79,9 @@ class Session:
 class Hub:
     """Every bot's session and pending decisions, keyed by bot id."""
 
-    def __init__(self, reconnect_grace: float) -> None:
+    def __init__(self, reconnect_grace: float, outbox_limit: int = 1000) -> None:
         self.reconnect_grace = reconnect_grace
+        self.outbox_limit = outbox_limit
         self._sessions: dict[int, Session] = {}
         self._left_at: dict[int, float] = {}
         self._pending: dict[tuple[int, int], Pending] = {}
@@ -77,7 +96,7 @@ class Hub:
             old.close()
         else:
             metrics.CONNECTED_BOTS.inc()
-        session = Session(bot_id, bot_name)
+        session = Session(bot_id, bot_name, self.outbox_limit)
         self._sessions[bot_id] = session
         self._left_at.pop(bot_id, None)
         for pending in self._pending.values():

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, LiteralString, TypeVar
 
@@ -65,11 +66,22 @@ async def _configure(conn: AsyncConnection[Any]) -> None:
 class Database:
     """Postgres through a pool of async connections; build it with `await Database.open(url)`."""
 
-    def __init__(self, pool: AsyncConnectionPool[AsyncConnection[Any]], url: str) -> None:
+    def __init__(
+        self,
+        pool: AsyncConnectionPool[AsyncConnection[Any]],
+        url: str,
+        settings: PoolSettings | None = None,
+    ) -> None:
         self._pool = pool
+        self._url = url
+        self._settings = settings or PoolSettings()
         self._where = describe_url(url)
         self.writer = DecisionWriter(self)
         """The group-commit writer behind `record_decision`."""
+        self._closing: set[asyncio.Task[None]] = set()
+        self.available = True
+        """False while a probe (`arena.storage.probe`) finds Postgres unreachable: every call
+        then fails at once with `Unavailable` instead of waiting for a connection."""
 
     @classmethod
     async def open(
@@ -79,31 +91,51 @@ class Database:
         max_size: int = 10,
         *,
         timeout: timedelta = timedelta(seconds=10),
+        acquire_timeout: timedelta = timedelta(seconds=3),
     ) -> Database:
-        """Connect a pool to `url` and start the decision writer; `Unavailable` if unreachable."""
-        seconds = timeout.total_seconds()
-        pool: AsyncConnectionPool[AsyncConnection[Any]] = AsyncConnectionPool(
-            url,
-            min_size=min_size,
-            max_size=max_size,
-            open=False,
-            kwargs={"autocommit": True},
-            configure=_configure,
-            check=AsyncConnectionPool.check_connection,
-            timeout=seconds,
-            name="arena",
-        )
+        """Connect a pool to `url` and start the decision writer; `Unavailable` if unreachable.
+
+        `timeout` bounds the first connection; `acquire_timeout` how long a call waits for a
+        pooled connection before it fails with `Unavailable`.
+        """
+        settings = PoolSettings(min_size, max_size, acquire_timeout)
+        pool = _pool(url, settings)
         try:
-            await pool.open(wait=True, timeout=seconds)
+            await pool.open(wait=True, timeout=timeout.total_seconds())
         except PoolTimeout:
             await pool.close()
             reason = await _connect_error(url, timeout)
             raise Unavailable(
                 f"cannot connect to Postgres at {describe_url(url)}: {reason}"
             ) from None
-        database = cls(pool, url)
+        database = cls(pool, url, settings)
         await database.writer.start()
         return database
+
+    @property
+    def url(self) -> str:
+        """The connection URL (it may hold a password: never log it, see `describe_url`)."""
+        return self._url
+
+    async def mark_available(self, available: bool) -> None:
+        """Record what a probe found; coming back, the pool is replaced by a fresh one.
+
+        A pool that lost its connections reconnects with exponential backoff (psycopg_pool
+        waits 1, 2, 4, ... s between attempts), so after a 40 s outage it would take up to half
+        a minute more to notice the database is back. A new pool connects at once.
+        """
+        if available and not self.available:
+            fresh = _pool(self._url, self._settings)
+            try:
+                await fresh.open(wait=True, timeout=self._settings.acquire_timeout.total_seconds())
+            except PoolTimeout:
+                await fresh.close()
+                return  # not really back yet: the next probe tries again
+            old, self._pool = self._pool, fresh
+            closing = asyncio.get_running_loop().create_task(old.close(timeout=1.0))
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
+        self.available = available
 
     async def close(self) -> None:
         """Flush the decision writer and close every connection."""
@@ -119,6 +151,8 @@ class Database:
     @asynccontextmanager
     async def _connection(self, what: str) -> AsyncIterator[AsyncConnection[Any]]:
         """A pooled connection (autocommit) whose psycopg errors become `StorageError`s."""
+        if not self.available:
+            raise Unavailable(f"{what}: the database is unreachable [{self._where}]")
         try:
             async with self._pool.connection() as conn:
                 yield conn
@@ -209,11 +243,13 @@ class Database:
         tournament: TableKey | None = None,
         *,
         rated: bool = False,
+        reuse_active: bool = False,
     ) -> int:
         """Create a pending match seating `bot_ids` in order; a tournament table gets one match.
 
         Creating the match of a table that has one returns the existing id (so a retried task
-        is harmless), or raises `Conflict` if that match seats other bots.
+        is harmless), or raises `Conflict` if that match seats other bots. With `reuse_active`,
+        an ad-hoc match identical to an unfinished one (game, seed, options, seating) is that one.
         """
         if len(bot_ids) != seats:
             raise ValueError(f"{seats} seats but {len(bot_ids)} bots: {list(bot_ids)}")
@@ -234,6 +270,10 @@ class Database:
             "rated": rated,
         }
         async with self._connection(what) as conn, conn.transaction():
+            if reuse_active and table is None:
+                found = await _active_adhoc_match(conn, params, bot_ids)
+                if found is not None:
+                    return found
             cursor = await conn.execute(query("create_match"), params)
             created = await cursor.fetchone()
             if created is not None:
@@ -264,6 +304,22 @@ class Database:
     async def record_decision(self, decision: DecisionRow) -> None:
         """Log one decision; returns once it is committed (group commit, see `DecisionWriter`)."""
         await self.writer.write(decision)
+
+    async def claim_matches(self, host: str, *, released_only: bool = False) -> list[int]:
+        """Make `host` the host of its own unfinished matches and of released running ones.
+
+        With `released_only`, only matches a stopping referee released are claimed.
+        """
+        sql = query("claim_released_matches") if released_only else query("claim_matches")
+        async with self._connection(f"claim matches for {host!r}") as conn:
+            cursor = await conn.execute(sql, {"host": host})
+            return sorted(int(row[0]) for row in await cursor.fetchall())
+
+    async def release_matches(self, host: str) -> list[int]:
+        """Let go of `host`'s unfinished matches so that any referee may resume them."""
+        async with self._connection(f"release matches of {host!r}") as conn:
+            cursor = await conn.execute(query("release_matches"), {"host": host})
+            return sorted(int(row[0]) for row in await cursor.fetchall())
 
     async def finish_match(
         self, match_id: int, termination: Termination, results: Sequence[SeatResult]
@@ -402,6 +458,43 @@ class Database:
             return outcomes
 
 
+@dataclass(frozen=True, slots=True)
+class PoolSettings:
+    """How a `Database` sizes its pool and how long a call waits for a connection."""
+
+    min_size: int = 1
+    max_size: int = 10
+    acquire_timeout: timedelta = timedelta(seconds=3)
+    """A call that gets no connection within this fails with `Unavailable`."""
+
+
+CONNECT_OPTIONS: dict[str, Any] = {
+    "autocommit": True,
+    "connect_timeout": 3,
+    # Notice a peer that vanished without closing (TCP only; ignored on Unix sockets).
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 3,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 15_000,
+}
+"""libpq settings of pooled connections: fail in seconds, not minutes, once Postgres is gone."""
+
+
+def _pool(url: str, settings: PoolSettings) -> AsyncConnectionPool[AsyncConnection[Any]]:
+    return AsyncConnectionPool(
+        url,
+        min_size=settings.min_size,
+        max_size=settings.max_size,
+        open=False,
+        kwargs=dict(CONNECT_OPTIONS),
+        configure=_configure,
+        check=AsyncConnectionPool.check_connection,
+        timeout=settings.acquire_timeout.total_seconds(),
+        name="arena",
+    )
+
+
 _DECISION_COLUMNS = ("match_id", "number", "label", "joint", "elapsed", "strikes")
 _BOT = class_row(BotRow)
 _MATCH = class_row(MatchRow)
@@ -432,6 +525,15 @@ async def _insert_decision(
         return Conflict(f"{what}: a different decision {row.number} is already logged ({exc})")
     except (psycopg.errors.IntegrityError, psycopg.errors.DataError) as exc:
         return translate(what, exc)
+
+
+async def _active_adhoc_match(
+    conn: AsyncConnection[Any], params: Mapping[str, Any], bot_ids: Sequence[int]
+) -> int | None:
+    await conn.execute(query("lock_adhoc_match"), params)
+    cursor = await conn.execute(query("active_adhoc_match"), {**params, "bot_ids": list(bot_ids)})
+    row = await cursor.fetchone()
+    return None if row is None else int(row[0])
 
 
 async def _status_error(conn: AsyncConnection[Any], what: str, match_id: int) -> StorageError:

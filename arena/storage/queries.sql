@@ -142,3 +142,36 @@ GROUP BY match_id;
 -- The Elo change each bot got from each of several matches (rated matches only).
 SELECT match_id, bot_id, delta
 FROM rating_changes WHERE match_id = ANY(%(match_ids)s::bigint[]);
+
+-- name: claim_matches
+-- On a referee's start: its own unfinished matches, and running ones a stopping referee released.
+UPDATE matches SET host = %(host)s
+WHERE status IN ('pending', 'running')
+  AND (host = %(host)s OR (host IS NULL AND status = 'running'))
+RETURNING id;
+
+-- name: claim_released_matches
+-- While a referee runs: running matches another referee released as it stopped.
+UPDATE matches SET host = %(host)s
+WHERE status = 'running' AND host IS NULL
+RETURNING id;
+
+-- name: release_matches
+-- On a graceful stop: the referee's unfinished matches, for any referee to resume.
+UPDATE matches SET host = NULL
+WHERE host = %(host)s AND status IN ('pending', 'running')
+RETURNING id;
+
+-- name: lock_adhoc_match
+-- Serialises creating ad-hoc matches of one (game, seed) until the end of the transaction.
+SELECT pg_advisory_xact_lock(hashtextextended(%(game)s || ':' || %(seed)s::text, 0));
+
+-- name: active_adhoc_match
+-- An unfinished ad-hoc match with exactly this game, seed, options and seating.
+SELECT m.id FROM matches AS m
+WHERE m.tournament_id IS NULL AND m.status IN ('pending', 'running')
+  AND m.game = %(game)s AND m.seed = %(seed)s AND m.options = %(options)s
+  AND (SELECT array_agg(s.bot_id ORDER BY s.seat) FROM seats AS s WHERE s.match_id = m.id)
+      = %(bot_ids)s::bigint[]
+ORDER BY m.id
+LIMIT 1;

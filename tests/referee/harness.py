@@ -12,6 +12,7 @@ import grpc
 
 from arena.clock import Clock
 from arena.referee.app import Referee, RefereeConfig
+from arena.referee.limits import Limits
 from arena.referee.server import RunningServer, create_server
 from arena.sdk import Bot
 from arena.storage import Database
@@ -33,6 +34,7 @@ async def running_referee(
     clock: Clock = FAST_CLOCK,
     reconnect_grace: float = 2.0,
     spectator_delay: timedelta = timedelta(0),
+    limits: Limits | None = None,
 ) -> AsyncIterator[RunningServer]:
     """A migrated database and a referee listening on a free loopback port."""
     db = await Database.open(database_url)
@@ -44,6 +46,7 @@ async def running_referee(
         default_clock=clock,
         connect_timeout=5.0,
         spectator_delay=spectator_delay,
+        limits=limits or Limits(),
     )
     running = await create_server(Referee(db, config), "127.0.0.1:0")
     try:

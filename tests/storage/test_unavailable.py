@@ -12,7 +12,9 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict
 
 from arena.storage import Database, DecisionRow, Unavailable
-from tests.dbfixtures import drop_database
+from arena.storage.probe import DatabaseProbe
+from tests.dbfixtures import drop_database, migrate_database
+from tests.storage.tcp_proxy import TcpProxy
 
 
 def closed_port() -> int:
@@ -58,3 +60,49 @@ def test_a_database_that_goes_away_is_unavailable(
     with psycopg.connect(postgres_server_url) as conn:
         gone = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
     assert gone is None
+
+
+def test_a_probed_database_fails_at_once_while_down_and_recovers_quickly(
+    fresh_database_url: str,
+) -> None:
+    migrate_database(fresh_database_url)
+
+    async def scenario() -> None:
+        proxy = TcpProxy(fresh_database_url)
+        await proxy.start()
+        db = await Database.open(proxy.url)
+        probe = DatabaseProbe(db, interval=timedelta(milliseconds=100))
+        changes: list[bool] = []
+
+        async def record(up: bool) -> None:
+            changes.append(up)
+
+        probe.listeners.append(record)
+        probe.start()
+        try:
+            await db.list_bots()
+            await proxy.stop()
+            while not changes:
+                await asyncio.sleep(0.02)
+            begun = time.monotonic()
+            with pytest.raises(Unavailable, match="list bots: the database is unreachable"):
+                await db.list_bots()
+            assert time.monotonic() - begun < 0.2
+            # Long enough for the pool's own reconnection backoff to reach 4 s between attempts.
+            await asyncio.sleep(6)
+            await proxy.start()
+            back = time.monotonic()
+            while True:
+                try:
+                    await db.list_bots()
+                    break
+                except Unavailable:
+                    await asyncio.sleep(0.02)
+            assert time.monotonic() - back < 1.5
+            assert changes == [False, True]
+        finally:
+            await probe.stop()
+            await db.close()
+            await proxy.stop()
+
+    asyncio.run(scenario())

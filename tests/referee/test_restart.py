@@ -1,0 +1,177 @@
+"""A referee that stops (gracefully or by kill -9) loses nothing: its matches resume on start."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+from datetime import timedelta
+
+import pytest
+
+from arena.clock import Clock
+from arena.sdk import Bot
+from arena.storage import Database
+from arena.v1 import arena_pb2, bot_pb2, common_pb2
+from tests.referee.bots import RandomBot, ScriptedAnswerBot, SlowBot, json_action
+from tests.referee.harness import (
+    ADMIN,
+    create_match,
+    playing,
+    register,
+    running_referee,
+    stub,
+    wait_finished,
+)
+
+pytestmark = pytest.mark.integration
+
+BANKED = Clock(
+    per_decision=timedelta(seconds=0.3),
+    bank=timedelta(seconds=3),
+    grace=timedelta(milliseconds=50),
+    max_strikes=5,
+)
+
+
+async def _stored(url: str, match_id: int) -> tuple[str, list[int], list[timedelta]]:
+    """The match's status and, from its log, each seat's strikes and time used."""
+    db = await Database.open(url)
+    try:
+        row = await db.match(match_id)
+        assert row is not None
+        strikes = [0] * row.seats
+        used = [timedelta(0)] * row.seats
+        for decision in await db.decisions(match_id):
+            for seat in decision.strikes:
+                strikes[seat] += 1
+            for seat, taken in decision.elapsed.items():
+                used[seat] += taken
+        return row.status.value, strikes, used
+    finally:
+        await db.close()
+
+
+def test_a_stopped_match_resumes_on_start_with_its_strikes_and_clocks(
+    fresh_database_url: str,
+) -> None:
+    names = ["liar", "slow", "calm"]
+
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url, clock=BANKED) as first:
+            tokens = [await register(first.address, n) for n in names]
+            liar = ScriptedAnswerBot([bot_pb2.Action(index=999), json_action("{nope")])
+            slow = SlowBot(slow_on={1, 2}, sleep=0.6)
+            bots: list[Bot] = [liar, slow, RandomBot(3)]
+            async with playing(list(zip(bots, tokens, strict=True)), first.address):
+                match_id = await create_match(first.address, "hart", names, seed=8)
+                while sum(p.strike for p in liar.problems) < 2 or slow.answered < 3:
+                    await asyncio.sleep(0.02)
+            # Leaving the blocks stops the bots, then the referee (gracefully).
+        status, strikes, used = await _stored(fresh_database_url, match_id)
+        assert status == "running"
+        assert strikes[0] >= 2 and used[1] > BANKED.per_decision, (strikes, used)
+
+        async with running_referee(fresh_database_url, clock=BANKED) as second:
+            # Nobody asks for the match again: the referee resumed it as it started.
+            runner = second.referee.runners[match_id]
+            assert [s.strikes for s in runner.seats] == strikes
+            assert [s.clock.used for s in runner.seats] == used
+            for seat in runner.seats:
+                overtime = max(timedelta(0), seat.clock.used - BANKED.per_decision)
+                assert seat.clock.bank_left <= BANKED.bank
+                assert seat.clock.bank_left >= BANKED.bank - overtime
+            assert runner.seats[1].clock.bank_left < BANKED.bank, "the slow seat spent bank"
+            # Asking for the same match again gives the same match, not a second one.
+            again = await create_match(second.address, "hart", names, seed=8)
+            assert again == match_id
+            bots = [RandomBot(seed=10 + i) for i in range(3)]
+            async with playing(list(zip(bots, tokens, strict=True)), second.address):
+                match = await wait_finished(second.address, match_id)
+        assert match.status == common_pb2.MATCH_STATUS_FINISHED
+        assert match.seats[0].strikes >= strikes[0]
+        db = await Database.open(fresh_database_url)
+        try:
+            assert len(await db.list_matches()) == 1
+        finally:
+            await db.close()
+
+    asyncio.run(scenario())
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def _serve(url: str, port: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "ARENA_DATABASE_URL": url}
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--metrics-port",
+            "-1",
+            "--name",
+            "killed",
+            "--admin-token",
+            ADMIN,
+            "--per-decision",
+            "2",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+async def _until_serving(address: str, timeout: float = 30.0) -> None:
+    channel, api = stub(address)
+    async with channel:
+        for _ in range(int(timeout / 0.1)):
+            try:
+                await api.ListGames(arena_pb2.ListGamesRequest(), timeout=1)
+                return
+            except Exception:  # not listening yet
+                await asyncio.sleep(0.1)
+    raise TimeoutError(f"no referee at {address}")
+
+
+def test_an_adhoc_match_survives_kill_9_of_its_referee(fresh_database_url: str) -> None:
+    names = ["k0", "k1", "k2"]
+    port = _free_port()
+    address = f"127.0.0.1:{port}"
+
+    async def scenario() -> None:
+        process = _serve(fresh_database_url, port)
+        try:
+            await _until_serving(address)
+            tokens = [await register(address, n) for n in names]
+            bots = [RandomBot(seed=i) for i in range(3)]
+            # The bots keep reconnecting (SDK backoff) through the crash and the restart.
+            async with playing(list(zip(bots, tokens, strict=True)), address):
+                match_id = await create_match(address, "hart", names, seed=3)
+                while sum(len(b.requests) for b in bots) < 20:
+                    await asyncio.sleep(0.02)
+                process.send_signal(signal.SIGKILL)
+                process.wait(10)
+                status, _, _ = await _stored(fresh_database_url, match_id)
+                assert status == "running"
+                process = _serve(fresh_database_url, port)
+                await _until_serving(address)
+                match = await wait_finished(address, match_id, timeout=120)
+            assert match.status == common_pb2.MATCH_STATUS_FINISHED
+        finally:
+            process.kill()
+            process.wait(10)
+
+    asyncio.run(scenario())
