@@ -175,7 +175,9 @@ class Referee:
         rules = engines.get(row.game)
         decisions = await self.db.decisions(row.id)
         resume = None
-        if decisions:  # its host died or stopped: rebuild the match from its durable log
+        # Its host died or stopped: rebuild the match from its durable log. A match stored under
+        # other rules goes through the replay too, which refuses it (and the match is aborted).
+        if decisions or row.rules_version != rules.version:
             resume = await self.db.record(row.id)
             log.info("match %s resumes from decision %s", row.id, len(resume.moves))
         try:

@@ -60,7 +60,8 @@ def test_the_stack_passes_the_admin_token_by_environment(
 ) -> None:
     monkeypatch.setenv("ARENA_ADMIN_TOKEN", SECRET)
     monkeypatch.setattr(subprocess, "Popen", _Recorder)
-    monkeypatch.setattr(stack, "wait_healthy", lambda address, timeout: None)
+    monkeypatch.setattr(stack, "wait_healthy", lambda address, timeout, **_: None)
+    monkeypatch.setattr(stack, "wait_http", lambda url, timeout: None)
     monkeypatch.setattr(stack, "_signal_group", lambda process, sig: None)
     running = Stack(StackConfig(data_dir=tmp_path))
     monkeypatch.setattr(running.services, "start", lambda: None)
@@ -69,7 +70,12 @@ def test_the_stack_passes_the_admin_token_by_environment(
     _Recorder.started.clear()
     running.start()
     running.stop()
-    assert [args[2] for args, _ in _Recorder.started] == ["arena.cli", "celery", "celery"]
+    assert [args[2] for args, _ in _Recorder.started] == [
+        "arena.cli",
+        "celery",
+        "celery",
+        "arena.cli",
+    ]
     for args, env in _Recorder.started:
         assert SECRET not in " ".join(args)
         assert env["ARENA_ADMIN_TOKEN"] == SECRET
