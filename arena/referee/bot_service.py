@@ -51,6 +51,7 @@ class BotService(bot_pb2_grpc.BotServiceServicer):
         bot_id, bot_name = bot
         ids = {"bot": bot_name, "bot_id": bot_id}
         session = self.referee.hub.connect(bot_id, bot_name)
+        session.form = first.hello.form
         log.info(
             "bot %s (%s) connected: %s", bot_name, bot_id, first.hello.client or "?", extra=ids
         )

@@ -43,6 +43,8 @@ class Session:
         self.outbox: asyncio.Queue[bot_pb2.ArenaMessage | None] = asyncio.Queue()
         self.connected_at = time.time()
         self.closed = False
+        self.form: int = bot_pb2.PAYLOAD_FORM_UNSPECIFIED
+        """The forms of view and legal actions the bot asked for in its Hello."""
 
     def send(self, message: bot_pb2.ArenaMessage) -> None:
         """Queue a message for the bot; silently dropped once the stream is closed."""
@@ -101,6 +103,11 @@ class Hub:
     def sessions(self) -> list[Session]:
         """Every open stream."""
         return list(self._sessions.values())
+
+    def form_of(self, bot_id: int) -> int:
+        """The payload form the bot's open stream asked for (both when it is not connected)."""
+        session = self._sessions.get(bot_id)
+        return bot_pb2.PAYLOAD_FORM_UNSPECIFIED if session is None else session.form
 
     def is_connected(self, bot_id: int) -> bool:
         """Whether the bot has an open stream."""
