@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import replace
 
 from engines.api import ActionSpace, Decision, Json, ListedSpace, Option, Outcome, Rules, Seat
 from engines.hart import play, wire
@@ -35,6 +34,7 @@ from engines.hart.actions import (
 from engines.hart.goods import LEGAL_GOODS, Bag, Good
 from engines.hart.state import KEEP_PER_ROUND, MAX_PACK, Config, HartState, Phase
 from engines.hart.view import acting, observe, scramble
+from engines.hart.work import Work
 from engines.rng import Rng
 from engines.spaces import IntRange, MixedSpace
 
@@ -160,18 +160,20 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
     def _apply(
         self, state: HartState, decision: Decision, actions: Mapping[Seat, Action], rng: Rng
     ) -> HartState:
+        work = Work(state)
         if state.phase is Phase.PACK:
-            packs = {s: a for s, a in actions.items() if isinstance(a, Pack)}
-            after = play.pack(state, packs)
+            play.pack(work, {s: a for s, a in actions.items() if isinstance(a, Pack)})
         else:
             ((seat, action),) = actions.items()
-            after = play.step(state, seat, action, rng)
+            play.step(work, seat, action, rng)
         seen = tuple(
             decision.number if s in decision.seats else n for s, n in enumerate(state.last_seen)
         )
         oldest = min(min(seen), decision.number)
-        log = tuple(e for e in after.log if e.number >= oldest)  # nobody will be shown older ones
-        return replace(after, last_seen=seen, log=log, number=decision.number + 1)
+        if work.log and work.log[0].number < oldest:  # nobody will be shown older ones
+            work.log = [e for e in work.log if e.number >= oldest]
+        work.last_seen, work.number = seen, decision.number + 1
+        return work.freeze()
 
     def observe(self, state: HartState, viewer: Seat | None) -> dict[str, Json]:
         """The view of `viewer` (None = public), already in its JSON form."""
