@@ -28,6 +28,7 @@ from engines.hart.goods import (
     GOODS,
     SALE_CAPS,
     Bag,
+    Good,
     double_sale,
     split_by_declaration,
 )
@@ -81,33 +82,36 @@ def refill(w: Work, rng: Rng) -> None:
 
     An empty draw pile takes the shuffled discard pile; when both are empty, hands stay short.
     """
-    deck = list(w.deck)
+    deck = w.deck
+    top = 0
+    """Cards dealt from the top of `deck` so far."""
     discard = w.discard
-    hands = [p.hand for p in w.players]
-    dealt = [0] * w.seats
+    held = [len(p.hand) for p in w.players]
+    dealt: list[list[Good]] = [[] for _ in w.players]
     order = w.clockwise((w.sheriff + 1) % w.seats)
-    while any(len(hands[s]) < HAND_SIZE for s in order):
+    while any(held[s] < HAND_SIZE for s in order):
         for seat in order:
-            if len(hands[seat]) >= HAND_SIZE:
+            if held[seat] >= HAND_SIZE:
                 continue
-            if not deck and len(discard):
-                deck = list(rng.shuffle(list(discard)))
+            if top == len(deck) and len(discard):
+                deck, top = rng.shuffle(list(discard)), 0
                 w.emit("reshuffle", count=len(deck))
                 discard = EMPTY
-            if not deck:
+            if top == len(deck):
                 break
-            card = deck.pop(0)
-            hands[seat] = hands[seat] + Bag.of([card])
-            dealt[seat] += 1
-        if not deck and not len(discard):
+            dealt[seat].append(deck[top])
+            top += 1
+            held[seat] += 1
+        if top == len(deck) and not len(discard):
             break
-    for seat, count in enumerate(dealt):
-        if count:
-            w.edit(seat).hand = hands[seat]
-    w.deck = tuple(deck)
+    for seat, cards in enumerate(dealt):
+        if cards:
+            p = w.edit(seat)
+            p.hand = p.hand + Bag.of(cards)
+    w.deck = tuple(deck[top:])
     w.discard = discard
     if any(dealt):
-        w.emit("deal", counts=[n for n in dealt])
+        w.emit("deal", counts=[len(cards) for cards in dealt])
 
 
 def begin_turn(w: Work, rng: Rng) -> None:
