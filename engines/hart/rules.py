@@ -61,6 +61,22 @@ def _declarations(suitcase: tuple[int, ...]) -> ListedSpace[Action]:
     return ListedSpace(_DECLARATIONS, default_index=_DECLARATIONS.index(honest_looking))
 
 
+@functools.lru_cache(maxsize=1024)
+def _targets(kind: type[Inspect] | type[Seize], seats: tuple[int, ...]) -> ListedSpace[Action]:
+    """Nobody (the default), or one of `seats`: an inspection, extra control or seizure."""
+    return ListedSpace((Pass(), *(kind(s) for s in seats)))
+
+
+@functools.lru_cache(maxsize=64)
+def _appointments(seats: int, default: int) -> ListedSpace[Action]:
+    """Any seat as next round's first sheriff; the default is `default`."""
+    return ListedSpace(tuple(Appoint(s) for s in range(seats)), default_index=default)
+
+
+_LABELS = {phase: phase.value for phase in Phase}
+"""The decision label of each phase (an enum's `.value` is a slow descriptor)."""
+
+
 @functools.lru_cache(maxsize=4096)
 def _keepings(behind: tuple[int, ...]) -> ListedSpace[Action]:
     """0-3 cards from behind the suitcase; the default keeps nothing."""
@@ -108,7 +124,7 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
         """Who must answer now: every trader at once when packing, else one seat."""
         if state.phase is Phase.OVER:
             return None
-        return Decision(state.number, frozenset(acting(state)), state.phase.value)
+        return Decision(state.number, frozenset(acting(state)), _LABELS[state.phase])
 
     def legal_actions(self, state: HartState, seat: Seat) -> ActionSpace[Action]:
         """The legal actions of `seat`, which must be deciding now."""
@@ -121,20 +137,17 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
         if phase is Phase.DECLARE:
             return _declarations(p.suitcase.counts)
         if phase is Phase.INSPECT:
-            return ListedSpace((Pass(), *(Inspect(s) for s in state.traders)))
+            return _targets(Inspect, state.traders)
         if phase is Phase.EXTRA_CONTROL:
-            return ListedSpace((Pass(), *(Inspect(s) for s in play.unchecked(state))))
+            return _targets(Inspect, play.unchecked(state))
         if phase is Phase.SEIZE:
-            return ListedSpace((Pass(), *(Seize(s) for s in play.unchecked(state))))
+            return _targets(Seize, play.unchecked(state))
         if phase is Phase.BRIBE:
             return self._bribes(state, seat)
         if phase is Phase.KEEP:
             return _keepings(p.behind.counts)
         assert phase is Phase.APPOINT and state.last_sheriff is not None
-        return ListedSpace(
-            tuple(Appoint(s) for s in range(state.seats)),
-            default_index=(state.last_sheriff + 1) % state.seats,
-        )
+        return _appointments(state.seats, (state.last_sheriff + 1) % state.seats)
 
     def _bribes(self, state: HartState, seat: Seat) -> MixedSpace[Action]:
         """Open, accept the standing proposal, or counter (while offers last).
@@ -166,9 +179,8 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
         else:
             ((seat, action),) = actions.items()
             play.step(work, seat, action, rng)
-        seen = tuple(
-            decision.number if s in decision.seats else n for s, n in enumerate(state.last_seen)
-        )
+        seats, number = decision.seats, decision.number
+        seen = tuple([number if s in seats else n for s, n in enumerate(state.last_seen)])
         oldest = min(min(seen), decision.number)
         if work.log and work.log[0].number < oldest:  # nobody will be shown older ones
             work.log = [e for e in work.log if e.number >= oldest]

@@ -55,6 +55,7 @@ class Work:
     """Every field of `HartState`, mutable; `players` mixes untouched and edited players."""
 
     __slots__ = (
+        "_shared",
         "config",
         "deck",
         "discard",
@@ -81,6 +82,8 @@ class Work:
         self.turn = state.turn
         self.sheriff: Seat = state.sheriff
         self.players: list[Player | PlayerWork] = list(state.players)
+        self._shared: tuple[Player, ...] | None = state.players
+        """The state's players while no player has been edited: the next state shares them."""
         self.deck: tuple[Good, ...] = state.deck
         self.discard: Bag = state.discard
         self.traders: tuple[Seat, ...] = state.traders
@@ -112,6 +115,7 @@ class Work:
             return p
         work = PlayerWork(p)
         self.players[seat] = work
+        self._shared = None
         return work
 
     def emit(self, kind: str, audience: tuple[Seat, ...] | None = None, **data: Json) -> None:
@@ -132,7 +136,7 @@ class Work:
             round=self.round,
             turn=self.turn,
             sheriff=self.sheriff,
-            players=tuple(p.freeze() if isinstance(p, PlayerWork) else p for p in self.players),
+            players=self._shared or tuple([_frozen(p) for p in self.players]),
             deck=self.deck,
             discard=self.discard,
             traders=self.traders,
@@ -143,3 +147,7 @@ class Work:
             log=tuple(self.log),
             last_seen=self.last_seen,
         )
+
+
+def _frozen(p: Player | PlayerWork) -> Player:
+    return p.freeze() if isinstance(p, PlayerWork) else p
