@@ -46,8 +46,8 @@ SELECT r.round_no,
        EXTRACT(EPOCH FROM min(m.started_at) - r.dispatched_at) AS dispatch,
        EXTRACT(EPOCH FROM max(m.finished_at) - min(m.started_at)) AS referee,
        EXTRACT(EPOCH FROM (SELECT max(c.created_at) FROM rating_changes c
-                           WHERE c.match_id = ANY(array_agg(m.match_id))) - max(m.finished_at))
-           AS rating,
+                           WHERE c.tournament_id = r.tournament_id AND c.round_no = r.round_no)
+                          - max(m.finished_at)) AS rating,
        EXTRACT(EPOCH FROM (SELECT n.started_at FROM rounds n WHERE n.tournament_id =
                            r.tournament_id AND n.round_no = r.round_no + 1) - max(m.finished_at))
            AS closing,
