@@ -7,11 +7,12 @@ tournament's wall time and matches per minute, and as the baseline measured in t
 same number of matches played in process with no network, storage or Celery (play_local). Then it
 runs bench/pairing.py: the pairing time of 1,000 and 10,000 entrants against a plain fold.
 
-Where the time goes is read back from the timestamps the stack stored, per round: pairing (round
-started to tables dispatched), Celery dispatch (dispatched to the first match started), referee
-(first match started to the last one finished), rating (last match finished to its last rating
-change) and closing the round (last match finished to the next round started, the chord callback
-included); the sum of these over the rounds is set against the tournament's wall time.
+Where the time goes is read back from the timestamps the stack stored, per round: pairing and
+dispatch (round started to its first match started: the pairing task, creating the tables and
+Celery handing them to the referee), referee (first match started to the last one finished),
+rating (last match finished to the round's last rating change) and closing the round (last match
+finished to the next round started, the chord callback included); the sums over the rounds are
+set against the tournament's wall time.
 """
 
 from __future__ import annotations
@@ -42,8 +43,7 @@ from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 PHASES = """
 SELECT r.round_no,
-       EXTRACT(EPOCH FROM r.dispatched_at - r.started_at) AS pairing,
-       EXTRACT(EPOCH FROM min(m.started_at) - r.dispatched_at) AS dispatch,
+       EXTRACT(EPOCH FROM min(m.started_at) - r.started_at) AS pairing,
        EXTRACT(EPOCH FROM max(m.finished_at) - min(m.started_at)) AS referee,
        EXTRACT(EPOCH FROM (SELECT max(c.created_at) FROM rating_changes c
                            WHERE c.tournament_id = r.tournament_id AND c.round_no = r.round_no)
@@ -67,15 +67,15 @@ def phases_of(url: str) -> list[tuple[object, ...]]:
 
 def report_phases(rows: list[tuple[object, ...]], wall: float) -> None:
     """Print where the tournament's time went, round by round and in total."""
-    names = ("pairing", "dispatch", "referee", "rating", "closing")
+    names = ("pairing+dispatch", "referee", "rating", "closing")
     print("  where the time went, per round (s): " + ", ".join(names) + "; mean match wait/play")
     totals = dict.fromkeys(names, 0.0)
     for round_no, *values in rows:
         phases = [float(str(v)) if v is not None else 0.0 for v in values]
         for name, value in zip(names, phases, strict=False):
             totals[name] += value
-        cells = "  ".join(f"{v:6.2f}" for v in phases[:5])
-        print(f"    round {round_no}: {cells}   {phases[5]:5.2f} / {phases[6]:5.2f}")
+        cells = "  ".join(f"{v:6.2f}" for v in phases[:4])
+        print(f"    round {round_no}: {cells}   {phases[4]:5.2f} / {phases[5]:5.2f}")
     share = ", ".join(f"{k} {v:.1f} s ({v / wall:.0%})" for k, v in totals.items())
     print(f"  in total: {share} of {wall:.1f} s wall (rating overlaps closing)")
 
