@@ -122,15 +122,17 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
 
     def decision(self, state: HartState) -> Decision | None:
         """Who must answer now: every trader at once when packing, else one seat."""
-        if state.phase is Phase.OVER:
+        phase = state.phase
+        if phase is Phase.OVER:
             return None
-        return Decision(state.number, frozenset(acting(state)), _LABELS[state.phase])
+        seats = state.traders if phase is Phase.PACK else acting(state)
+        return Decision(state.number, frozenset(seats), _LABELS[phase])
 
     def legal_actions(self, state: HartState, seat: Seat) -> ActionSpace[Action]:
         """The legal actions of `seat`, which must be deciding now."""
-        if seat not in acting(state):
-            raise ValueError(f"seat {seat} is not deciding now ({state.phase.value})")
         phase = state.phase
+        if seat not in (state.traders if phase is Phase.PACK else acting(state)):
+            raise ValueError(f"seat {seat} is not deciding now ({state.phase.value})")
         p = state.player(seat)
         if phase is Phase.PACK:
             return _packings(p.hand.counts)
