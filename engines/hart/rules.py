@@ -73,6 +73,16 @@ def _appointments(seats: int, default: int) -> ListedSpace[Action]:
     return ListedSpace(tuple(Appoint(s) for s in range(seats)), default_index=default)
 
 
+@functools.lru_cache(maxsize=4096)
+def _bargains(standing: bool, low: int, high: int, may_counter: bool) -> MixedSpace[Action]:
+    """Open, accept (when a proposal stands), and offers low..high (when a counter is allowed)."""
+    listed: tuple[Action, ...] = (Open(), Accept()) if standing else (Open(),)
+    ranges: tuple[IntRange[Action], ...] = ()
+    if may_counter:
+        ranges = (IntRange(low, high, Offer, _amount_of, "amount"),)
+    return MixedSpace(listed, ranges, dump=wire.dump_action)
+
+
 _LABELS = {phase: phase.value for phase in Phase}
 """The decision label of each phase (an enum's `.value` is a slow descriptor)."""
 
@@ -162,15 +172,12 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
         assert talk is not None
         low, high = 1, state.player(talk.seat).money
         standing = talk.last()
-        listed: tuple[Action, ...] = (Open(),) if standing is None else (Open(), Accept())
         if standing is not None and seat == state.sheriff:
             low = standing[1] + 1
         elif standing is not None:
             high = min(high, standing[1] - 1)
-        ranges: tuple[IntRange[Action], ...] = ()
-        if talk.count_by(seat) < state.config.max_offers and low <= high:
-            ranges = (IntRange(low, high, Offer, _amount_of, "amount"),)
-        return MixedSpace(listed, ranges, dump=wire.dump_action)
+        may_counter = talk.count_by(seat) < state.config.max_offers and low <= high
+        return _bargains(standing is not None, low, high, may_counter)
 
     def _apply(
         self, state: HartState, decision: Decision, actions: Mapping[Seat, Action], rng: Rng
