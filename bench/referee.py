@@ -71,9 +71,9 @@ from engines import EngineError, HashRng, Record
 FORMS = {
     "both": bot_pb2.PAYLOAD_FORM_UNSPECIFIED,
     "json": bot_pb2.PAYLOAD_FORM_JSON,
-    "typed": bot_pb2.PAYLOAD_FORM_TYPED,
 }
-"""--form: what the bots ask for in Hello (they read JSON; "both" is what older bots get)."""
+"""--form: what the bots ask for in Hello. They read the JSON form (the SDK's `Turn`), so typed
+only is not offered; "both" is what bots written before `Hello.form` get."""
 ENGINE_CALLS = ("decision", "legal_actions", "apply", "check_answer", "dump_action", "outcome")
 VIEW_CALLS = ("observe", "dump_observation")
 STORAGE_CALLS = ("write_decisions", "start_match", "finish_match")
