@@ -84,6 +84,9 @@ class Bot:
     """A bot process's brain and its connection to the arena. Override `decide`."""
 
     client = "arena-python-sdk"
+    form: bot_pb2.PayloadForm.ValueType = bot_pb2.PAYLOAD_FORM_UNSPECIFIED
+    """The forms of view and legal actions to ask for in Hello; `turn_of` reads the JSON form,
+    so a bot that only uses `Turn` may set `bot_pb2.PAYLOAD_FORM_JSON` and spare the typed one."""
 
     def __init__(self) -> None:
         self.matches: dict[int, bot_pb2.MatchStart] = {}
@@ -159,7 +162,9 @@ class Bot:
 
     async def _session(self, address: str, token: str) -> None:
         outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
-        outbox.put_nowait(bot_pb2.BotMessage(hello=bot_pb2.Hello(token=token, client=self.client)))
+        outbox.put_nowait(
+            bot_pb2.BotMessage(hello=bot_pb2.Hello(token=token, client=self.client, form=self.form))
+        )
 
         async def outgoing() -> AsyncIterator[bot_pb2.BotMessage]:
             while (message := await outbox.get()) is not None:

@@ -136,13 +136,13 @@ def load_games(wanted: Sequence[str] | None) -> list[tuple[str, Any]]:
     return out
 
 
-def play_ours(rules: Any, seats: int, matches: int) -> Figures:
-    """Play `matches` random matches (seeds 0..matches-1) and time them."""
+def play_ours(rules: Any, seats: int, matches: int, first_seed: int = 0) -> Figures:
+    """Play `matches` random matches (seeds first_seed, first_seed + 1, ...) and time them."""
     options = rules.resolve_options({})
     decision_of, legal, apply = rules.decision, rules.legal_actions, advance
     decisions = 0
     seconds = wall = 0.0
-    for seed in range(matches):
+    for seed in range(first_seed, first_seed + matches):
         player = PlayerRng(seed)
         began, began_wall = time.process_time(), time.perf_counter()
         state = start(rules, seats, options, seed)
@@ -211,6 +211,26 @@ def play_peer(pyspiel: Any, name: str, budget: float) -> Figures:
     return Figures(matches, decisions, nodes, seconds, wall)
 
 
+def interleaved(rules: Any, pyspiel: Any, rounds: int) -> tuple[float, float]:
+    """(ours, the baseline peer's) us/decision, timed in alternating slices of equal CPU time.
+
+    Load on a shared machine changes over a run; alternating a few of our matches at every seat
+    count with as much CPU time of the peer exposes both to the same load, so their ratio holds
+    even when the figures of the tables above drift.
+    """
+    ours = [0.0, 0]
+    peer = [0.0, 0]
+    for rnd in range(rounds):
+        for seats in rules.seat_counts:
+            mine = play_ours(rules, seats, 2, first_seed=1000 + 2 * rnd)
+            ours[0] += mine.seconds
+            ours[1] += mine.decisions
+            theirs = play_peer(pyspiel, BASELINE, mine.seconds)
+            peer[0] += theirs.seconds
+            peer[1] += theirs.decisions
+    return ours[0] / ours[1] * 1e6, peer[0] / peer[1] * 1e6
+
+
 # -- report ------------------------------------------------------------------------------------
 def row(cells: Sequence[object], widths: Sequence[int]) -> str:
     """One table line: the first cell left-aligned, the rest right-aligned."""
@@ -262,6 +282,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--matches", type=int, default=50, help="matches per game and seat count (default 50)"
     )
     parser.add_argument("--games", default="", help="comma-separated games (default: every game)")
+    parser.add_argument(
+        "--interleave",
+        type=int,
+        default=5,
+        help=f"rounds of alternating slices against {BASELINE} (default 5; 0 skips them)",
+    )
     parser.add_argument(
         "--peer-seconds",
         type=float,
@@ -326,6 +352,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"Headline: a {name} decision costs {min(mine):.1f}x-{max(mine):.1f}x "
                     f"a {BASELINE} decision."
                 )
+    loaded = load_open_spiel() if ours and peers and args.interleave > 0 else None
+    if loaded is not None and not isinstance(loaded, str):
+        print()
+        print(f"Interleaved with {BASELINE} ({args.interleave} rounds of alternating slices):")
+        for name, rules in load_games(wanted):
+            if isinstance(rules, str) or name not in {n for n, _, _ in ours}:
+                continue
+            mine, theirs = interleaved(rules, loaded[0], args.interleave)
+            print(
+                f"Headline (interleaved): a {name} decision costs {mine:.1f} us, a {BASELINE} "
+                f"decision {theirs:.1f} us: {mine / theirs:.2f}x"
+            )
     everything = [f for _, _, f in ours] + [f for _, f in peers]
     cpu = sum(f.seconds for f in everything)
     if cpu > 0:

@@ -37,7 +37,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import ExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -56,6 +56,7 @@ from arena import metrics, services
 from arena.bots.base import RandomStrategy
 from arena.clock import Clock
 from arena.local import play_local
+from arena.referee import requests
 from arena.referee.app import Referee, RefereeConfig
 from arena.referee.match import MatchRunner
 from arena.referee.server import RunningServer, create_server
@@ -63,7 +64,19 @@ from arena.sdk import Bot, turn_of
 from arena.storage import Database
 from arena.storage.rows import DecisionRow
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+from bench.cpu import Buckets, patched
+from bench.echo import EchoRun, client_worker, run_echo
 from engines import EngineError, HashRng, Record
+
+FORMS = {
+    "both": bot_pb2.PAYLOAD_FORM_UNSPECIFIED,
+    "json": bot_pb2.PAYLOAD_FORM_JSON,
+}
+"""--form: what the bots ask for in Hello. They read the JSON form (the SDK's `Turn`), so typed
+only is not offered; "both" is what bots written before `Hello.form` get."""
+ENGINE_CALLS = ("decision", "legal_actions", "apply", "check_answer", "dump_action", "outcome")
+VIEW_CALLS = ("observe", "dump_observation")
+STORAGE_CALLS = ("write_decisions", "start_match", "finish_match")
 
 ADMIN = "bench-admin-token"
 ADMIN_METADATA = (("authorization", f"Bearer {ADMIN}"),)
@@ -84,8 +97,9 @@ LOCAL_REPEATS = 3
 class InstantBot(Bot):
     """Answers on receipt, in the stream's own task: random play with `play_local`'s stream."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, form: int) -> None:
         super().__init__()
+        self.form = form  # type: ignore[assignment]
         self.seed = seed
         """The seed of this bot's one match: it picks as `play_local` would on that seed."""
         self.strategy = RandomStrategy()
@@ -106,7 +120,7 @@ class InstantBot(Bot):
 async def bot_worker() -> None:
     """The child process: run the bots named on stdin until stdin closes, then report on stdout."""
     plan = json.loads(await asyncio.to_thread(sys.stdin.readline))
-    bots = [InstantBot(seed) for _, seed in plan["bots"]]
+    bots = [InstantBot(seed, plan["form"]) for _, seed in plan["bots"]]
     tasks = [
         asyncio.create_task(bot.run_async(plan["address"], token))
         for bot, (token, _) in zip(bots, plan["bots"], strict=True)
@@ -189,6 +203,14 @@ class WireRun:
     bot_problems: list[str]
     records: dict[int, Record]
     """By seed."""
+    cpu: dict[str, float]
+    """CPU seconds of the referee's process per component over the batches, "total" included."""
+    batch_sizes: list[int]
+    """Rows per group-commit transaction."""
+    commits: list[float]
+    """Seconds each group-commit transaction took."""
+    request_bytes: list[int]
+    """Serialised size of a sample of the DecisionRequests sent."""
 
 
 # -- the database --------------------------------------------------------------------------------
@@ -215,7 +237,7 @@ def throwaway_database() -> Iterator[tuple[str, str]]:
 # -- over the wire -------------------------------------------------------------------------------
 @asynccontextmanager
 async def bot_process(
-    address: str, bots: list[tuple[str, int]]
+    address: str, bots: list[tuple[str, int]], form: int
 ) -> AsyncIterator[Callable[[], Awaitable[dict[str, Any]]]]:
     """The bots' child process, connected to `address`; yields a function that ends it."""
     child = await asyncio.create_subprocess_exec(
@@ -226,7 +248,8 @@ async def bot_process(
         stdout=subprocess.PIPE,
     )
     assert child.stdin is not None and child.stdout is not None
-    child.stdin.write((json.dumps({"address": address, "bots": bots}) + "\n").encode())
+    plan = {"address": address, "bots": bots, "form": form}
+    child.stdin.write((json.dumps(plan) + "\n").encode())
     await child.stdin.drain()
     report: dict[str, Any] = {}
 
@@ -256,7 +279,12 @@ async def until_connected(api: arena_pb2_grpc.ArenaServiceStub, count: int) -> N
 
 
 async def play_wire(
-    url: str, game: str, seats: int, batches: list[list[int]], options: dict[str, Any]
+    url: str,
+    game: str,
+    seats: int,
+    batches: list[list[int]],
+    options: dict[str, Any],
+    form: int = bot_pb2.PAYLOAD_FORM_UNSPECIFIED,
 ) -> WireRun:
     """Play each batch of seeds as concurrent matches against a real referee."""
     db = await Database.open(url)
@@ -270,6 +298,19 @@ async def play_wire(
         writes.append(time.perf_counter() - began)
 
     db.record_decision = timed_write  # type: ignore[method-assign,assignment]
+    batch_sizes: list[int] = []
+    commits: list[float] = []
+    sink = db.write_decisions
+
+    async def timed_sink(rows: Sequence[DecisionRow]) -> Any:
+        began = time.perf_counter()
+        try:
+            return await sink(rows)
+        finally:
+            commits.append(time.perf_counter() - began)
+            batch_sizes.append(len(rows))
+
+    db.write_decisions = timed_sink  # type: ignore[method-assign]
     config = RefereeConfig(
         host="bench-referee",
         admin_token=ADMIN,
@@ -290,6 +331,8 @@ async def play_wire(
     running: RunningServer = await create_server(referee, "127.0.0.1:0")
     channel = grpc.aio.insecure_channel(running.address)
     api = arena_pb2_grpc.ArenaServiceStub(channel)
+    buckets = Buckets()
+    request_bytes: list[int] = []
     try:
         seats_of: dict[int, list[str]] = {}
         plan: list[tuple[str, int]] = []
@@ -299,13 +342,14 @@ async def play_wire(
             for name in names:
                 reply = await api.RegisterBot(arena_pb2.RegisterBotRequest(name=name))
                 plan.append((reply.token, seed))
-        with recording_round_trips() as recorder:
-            async with bot_process(running.address, plan) as finish:
+        with recording_round_trips() as recorder, ExitStack() as patches:
+            async with bot_process(running.address, plan, form) as finish:
                 await until_connected(api, len(plan))
-                seconds = 0.0
+                patches.enter_context(instrumented(buckets, engines.get(game), db, request_bytes))
+                seconds = cpu = 0.0
                 match_of: dict[int, int] = {}
                 for batch in batches:
-                    began = time.perf_counter()
+                    began, began_cpu = time.perf_counter(), time.process_time()
                     matches = await asyncio.gather(
                         *(create(api, game, seats_of[seed], seed, options) for seed in batch)
                     )
@@ -316,6 +360,8 @@ async def play_wire(
                             break
                         await asyncio.wait_for(changed.wait(), timeout=600)
                     seconds += max(finished[m][0] for m in matches) - began
+                    cpu += time.process_time() - began_cpu
+                patches.close()
                 report = await finish()
         records = {seed: await db.record(match_id) for seed, match_id in match_of.items()}
         transactions = db.writer.batches
@@ -333,7 +379,37 @@ async def play_wire(
         strikes=sum(s for _, s in finished.values()),
         bot_problems=report.get("problems", []),
         records=records,
+        cpu={**buckets.seconds, "total": cpu},
+        batch_sizes=batch_sizes,
+        commits=commits,
+        request_bytes=request_bytes,
     )
+
+
+@contextmanager
+def instrumented(
+    buckets: Buckets, rules: Any, db: Database, request_bytes: list[int]
+) -> Iterator[None]:
+    """Charge the referee's CPU to engine, view, encoding and storage while the block runs."""
+    build = requests.decision_request
+    made = [0]
+
+    def sized(*args: Any, **kwargs: Any) -> Any:
+        out = build(*args, **kwargs)
+        made[0] += 1
+        if made[0] % 16 == 1:
+            request_bytes.append(out[0].ByteSize())
+        return out
+
+    with ExitStack() as stack:
+        for name in ENGINE_CALLS:
+            stack.enter_context(patched(rules, name, buckets.wrap("engine", getattr(rules, name))))
+        for name in VIEW_CALLS:
+            stack.enter_context(patched(rules, name, buckets.wrap("view", getattr(rules, name))))
+        stack.enter_context(patched(requests, "decision_request", buckets.wrap("encoding", sized)))
+        for name in STORAGE_CALLS:
+            stack.enter_context(patched(db, name, buckets.wrap_async("storage", getattr(db, name))))
+        yield
 
 
 async def create(
@@ -380,10 +456,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--rounds", type=int, default=3, help="batches of concurrent matches, in a row (default 3)"
     )
+    parser.add_argument(
+        "--form",
+        choices=sorted(FORMS),
+        default="json",
+        help="payload form the bots ask for in Hello (default json: what they read)",
+    )
+    parser.add_argument(
+        "--echo-seconds",
+        type=float,
+        default=3.0,
+        help="seconds of the bare grpc.aio baseline (default 3; 0 skips it)",
+    )
     parser.add_argument("--bot-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--client-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.bot_worker:
         asyncio.run(bot_worker())
+        return 0
+    if args.client_worker:
+        client_worker()
         return 0
 
     try:
@@ -402,14 +494,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print(
         f"game {args.game}, {args.seats} seats, {args.matches} concurrent matches x "
-        f"{args.rounds} rounds = {len(seeds)} matches, seeds {seeds[0]}..{seeds[-1]}"
+        f"{args.rounds} rounds = {len(seeds)} matches, seeds {seeds[0]}..{seeds[-1]}, "
+        f"bots ask for the {args.form} form"
     )
 
     tally = LogTally()
     logging.getLogger().addHandler(tally)
     with throwaway_database() as (url, where):
         print(f"database: a throwaway database on {where}")
-        wire = asyncio.run(play_wire(url, args.game, args.seats, batches, options))
+        wire = asyncio.run(
+            play_wire(url, args.game, args.seats, batches, options, FORMS[args.form])
+        )
+    size = round(statistics.fmean(wire.request_bytes)) if wire.request_bytes else 1500
+    echo = None
+    if args.echo_seconds > 0:
+        echo = asyncio.run(run_echo(args.matches, size, args.echo_seconds))
     local_decisions, local_seconds, local_records = play_in_process(
         args.game, args.seats, seeds, options
     )
@@ -449,12 +548,61 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"median of {LOCAL_REPEATS} runs)"
     )
     print(f"same moves in both: {same} of {len(seeds)} matches")
+    report_commits(wire)
+    report_cpu(wire)
     print()
     print(
         f"Ratio: over the wire / in process = {wire_rate / local_rate:.2f}x decisions/s "
         f"(in process is {local_rate / wire_rate:.1f}x faster)"
     )
+    if echo is not None:
+        report_echo(wire, echo)
     return 0
+
+
+def report_commits(wire: WireRun) -> None:
+    """Group commit: rows per transaction and how long a transaction took."""
+    if not wire.batch_sizes:
+        return
+    sizes, commits = wire.batch_sizes, wire.commits
+    print(
+        f"group commit: {len(sizes):,} transactions, rows per transaction mean "
+        f"{statistics.fmean(sizes):.1f}, p50 {percentile(sizes, 0.5)}, max {max(sizes)}; "
+        f"commit p50 {ms(percentile(commits, 0.5))}, p99 {ms(percentile(commits, 0.99))}"
+    )
+
+
+def report_cpu(wire: WireRun) -> None:
+    """The referee process's CPU per decision, by component."""
+    total = wire.cpu.get("total", 0.0)
+    if not total or not wire.decisions:
+        return
+    parts = {k: wire.cpu.get(k, 0.0) for k in ("engine", "view", "encoding", "storage")}
+    rest = total - sum(parts.values())
+    per = 1e6 / wire.decisions
+    shown = ", ".join(f"{k} {v * per:,.0f}" for k, v in parts.items())
+    print(
+        f"referee CPU per decision: {total * per:,.0f} us = {shown}, gRPC + event loop + "
+        f"match loop (the rest) {rest * per:,.0f} us  [{total / wire.seconds:.0%} of a core]"
+    )
+
+
+def report_echo(wire: WireRun, echo: EchoRun) -> None:
+    """The referee against bare grpc.aio on as many streams, measured in the same run."""
+    trips = len(wire.round_trips) / wire.seconds
+    lat = echo.latencies or [0.0]
+    print(
+        f"bare grpc.aio ping-pong, {echo.streams} streams, {echo.size}-byte replies (the mean "
+        f"DecisionRequest): {echo.rate:,.0f} round trips/s, p50 {ms(percentile(lat, 0.5))}, "
+        f"p99 {ms(percentile(lat, 0.99))}"
+    )
+    print(
+        f"Ratio: referee round trips/s / bare round trips/s = {trips:,.0f} / {echo.rate:,.0f} = "
+        f"{trips / echo.rate:.0%} (decisions/s: {wire.decisions / wire.seconds:,.0f})"
+    )
+    if wire.round_trips:
+        added = percentile(wire.round_trips, 0.99) - percentile(lat, 0.99)
+        print(f"referee-added p99 round trip (referee p99 - bare p99): {ms(added)}")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,13 @@ over a fresh embedded Postgres and Redis in a temporary folder (so every run sta
 tournament's wall time and matches per minute, and as the baseline measured in the same run, the
 same number of matches played in process with no network, storage or Celery (play_local). Then it
 runs bench/pairing.py: the pairing time of 1,000 and 10,000 entrants against a plain fold.
+
+Where the time goes is read back from the timestamps the stack stored, per round: pairing and
+dispatch (round started to its first match started: the pairing task, creating the tables and
+Celery handing them to the referee), referee (first match started to the last one finished),
+rating (last match finished to the round's last rating change) and closing the round (last match
+finished to the next round started, the chord callback included); the sums over the rounds are
+set against the tournament's wall time.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import grpc
 import pairing as pairing_bench
+import psycopg
 
 from arena.bots.base import RandomStrategy
 from arena.clock import seconds, to_duration
@@ -32,6 +40,44 @@ from arena.sdk import StrategyBot
 from arena.stack import Stack, StackConfig
 from arena.tournament_cli import free_port
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+
+PHASES = """
+SELECT r.round_no,
+       EXTRACT(EPOCH FROM min(m.started_at) - r.started_at) AS pairing,
+       EXTRACT(EPOCH FROM max(m.finished_at) - min(m.started_at)) AS referee,
+       EXTRACT(EPOCH FROM (SELECT max(c.created_at) FROM rating_changes c
+                           WHERE c.tournament_id = r.tournament_id AND c.round_no = r.round_no)
+                          - max(m.finished_at)) AS rating,
+       EXTRACT(EPOCH FROM (SELECT n.started_at FROM rounds n WHERE n.tournament_id =
+                           r.tournament_id AND n.round_no = r.round_no + 1) - max(m.finished_at))
+           AS closing,
+       EXTRACT(EPOCH FROM avg(m.started_at - m.created_at)) AS match_wait,
+       EXTRACT(EPOCH FROM avg(m.finished_at - m.started_at)) AS match_play
+FROM rounds r JOIN matches m ON m.tournament_id = r.tournament_id AND m.round_no = r.round_no
+GROUP BY r.tournament_id, r.round_no ORDER BY r.round_no
+"""
+"""Per round, seconds spent in each phase, from the timestamps the stack stored."""
+
+
+def phases_of(url: str) -> list[tuple[object, ...]]:
+    """Per round: the round number and the seconds of each phase (see `PHASES`)."""
+    with psycopg.connect(url) as conn:
+        return [tuple(row) for row in conn.execute(PHASES).fetchall()]
+
+
+def report_phases(rows: list[tuple[object, ...]], wall: float) -> None:
+    """Print where the tournament's time went, round by round and in total."""
+    names = ("pairing+dispatch", "referee", "rating", "closing")
+    print("  where the time went, per round (s): " + ", ".join(names) + "; mean match wait/play")
+    totals = dict.fromkeys(names, 0.0)
+    for round_no, *values in rows:
+        phases = [float(str(v)) if v is not None else 0.0 for v in values]
+        for name, value in zip(names, phases, strict=False):
+            totals[name] += value
+        cells = "  ".join(f"{v:6.2f}" for v in phases[:4])
+        print(f"    round {round_no}: {cells}   {phases[4]:5.2f} / {phases[5]:5.2f}")
+    share = ", ".join(f"{k} {v:.1f} s ({v / wall:.0%})" for k, v in totals.items())
+    print(f"  in total: {share} of {wall:.1f} s wall (rating overlaps closing)")
 
 
 async def run_tournament(stack: Stack, bots: int, rounds: int) -> tuple[float, int]:
@@ -103,6 +149,7 @@ def main() -> None:
             os.environ.pop(name, None)
         with Stack(config) as stack, contextlib.ExitStack():
             wall, matches = asyncio.run(run_tournament(stack, args.bots, args.rounds))
+            rows = phases_of(stack.environ()["ARENA_DATABASE_URL"])
     local = in_process(matches)
     print(
         f"Swiss of Hart: {args.bots} instant bots, {args.rounds} rounds, 4-seat tables, "
@@ -117,6 +164,7 @@ def main() -> None:
         f"= {matches / local * 60:7.1f} matches/min"
     )
     print(f"  ratio tournament/in-process throughput: {local / wall:.2f}")
+    report_phases(rows, wall)
     print()
     pairing_bench.main()
 

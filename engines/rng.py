@@ -67,11 +67,12 @@ class _RngMixin:
 class HashRng(_RngMixin):
     """Counter-mode BLAKE2b keyed by a seed and a stream name."""
 
-    __slots__ = ("_buffer", "_counter", "_key")
+    __slots__ = ("_buffer", "_counter", "_key", "_material")
 
     def __init__(self, seed: int, stream: str) -> None:
-        material = f"{seed}:{stream}".encode()
-        self._key = hashlib.blake2b(material, digest_size=32).digest()
+        # The key is derived on the first draw: most decisions draw nothing.
+        self._material = f"{seed}:{stream}"
+        self._key = b""
         self._counter = 0
         self._buffer = b""
 
@@ -86,6 +87,8 @@ class HashRng(_RngMixin):
         return cls(seed, f"decision:{number}")
 
     def _bytes(self, count: int) -> bytes:
+        if not self._key:
+            self._key = hashlib.blake2b(self._material.encode(), digest_size=32).digest()
         while len(self._buffer) < count:
             block = hashlib.blake2b(
                 self._counter.to_bytes(8, "big"), key=self._key, digest_size=_BLOCK_BYTES

@@ -70,10 +70,11 @@ class BotService:
         first = await self._hello(request_iterator, context, peer)
         if first is None:
             return
-        bot_id, bot_name, client = first
+        bot_id, bot_name, hello = first
         ids = {"bot": bot_name, "bot_id": bot_id}
         session = self.referee.hub.connect(bot_id, bot_name)
-        log.info("bot %s (%s) connected: %s", bot_name, bot_id, client or "?", extra=ids)
+        session.form = hello.form
+        log.info("bot %s (%s) connected: %s", bot_name, bot_id, hello.client or "?", extra=ids)
         resume = self.referee.resume_messages(bot_id)
         welcome = bot_pb2.Welcome(
             bot_id=bot_id,
@@ -126,8 +127,8 @@ class BotService:
 
     async def _hello(
         self, request_iterator: AsyncIterator[bytes], context: Context, peer: str
-    ) -> tuple[int, str, str] | None:
-        """Check the first message: (bot id, bot name, client), None if the stream ended first."""
+    ) -> tuple[int, str, bot_pb2.Hello] | None:
+        """Check the first message: (bot id, bot name, Hello), None if the stream ended first."""
         wait = self.limits.hello_timeout.total_seconds()
         try:
             raw = await asyncio.wait_for(anext(aiter(request_iterator)), wait)
@@ -190,7 +191,7 @@ class BotService:
             await self._refuse(
                 context, peer, "unknown_token", grpc.StatusCode.UNAUTHENTICATED, "unknown bot token"
             )
-        return bot[0], bot[1], message.hello.client
+        return bot[0], bot[1], message.hello
 
     async def _refuse(
         self, context: Context, peer: str, reason: str, code: grpc.StatusCode, message: str

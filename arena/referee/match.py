@@ -62,12 +62,27 @@ class SeatState:
 
 @dataclass
 class PublicStep:
-    """What spectators see after a decision."""
+    """What spectators see after a decision; the view is computed when first read."""
 
     decision: int
     label: str
-    view: Any
+    source: Callable[[], Any]
+    """Builds the public view; called once, on first read, so nobody watching costs nothing."""
     at: float = field(default_factory=time.monotonic)
+    _view: Any = field(default=None, init=False, repr=False)
+    _built: bool = field(default=False, init=False, repr=False)
+
+    @property
+    def view(self) -> Any:
+        """The public view (JSON form) after this decision."""
+        if not self._built:
+            self._view, self._built = self.source(), True
+            self.source = _built
+        return self._view
+
+
+def _built() -> None:
+    """Stands in for a step's source once its view is built, so the state can be freed."""
 
 
 class MatchRunner:
@@ -103,7 +118,7 @@ class MatchRunner:
         if resume is not None:
             self.state = replay(rules, resume)
             self.moves = [{str(s): a for s, a in m.items()} for m in resume.moves]
-        self.steps: list[PublicStep] = [PublicStep(-1, "setup", self._public_view())]
+        self.steps: list[PublicStep] = [PublicStep(-1, "setup", self._public_view(self.state))]
         self.watchers: list[asyncio.Queue[PublicStep | None]] = []
         self.outcome: Outcome | None = None
         self.done = asyncio.Event()
@@ -203,7 +218,7 @@ class MatchRunner:
         self.state = after
         self.moves.append({str(s): a for s, a in wire_joint.items()})
         metrics.DECISIONS.labels(self.game).inc()
-        self._publish(PublicStep(decision.number, decision.label, self._public_view()))
+        self._publish(PublicStep(decision.number, decision.label, self._public_view(after)))
 
     async def _ask(self, seat: int, decision: Decision) -> tuple[Any, float, str | None]:
         """One seat's action, time taken and problem: its default after a timeout or bad answer."""
@@ -211,7 +226,15 @@ class MatchRunner:
         space = self.rules.legal_actions(self.state, seat)
         allowance = s.clock.allowance()
         request, listing = requests.decision_request(
-            self.match_id, self.rules, self.state, decision, seat, allowance, s.clock.bank_left
+            self.match_id,
+            self.rules,
+            self.state,
+            decision,
+            seat,
+            allowance,
+            s.clock.bank_left,
+            form=self.hub.form_of(s.bot_id),
+            space=space,
         )
         grace = self.clock.grace.total_seconds()
         pending = Pending(
@@ -488,8 +511,10 @@ class MatchRunner:
         )
 
     # -- spectators and storage ------------------------------------------------------------------
-    def _public_view(self) -> Any:
-        return spectate.public_view(self.rules, self.state)
+    def _public_view(self, state: Any) -> Callable[[], Any]:
+        """A builder of the public view of `state` (states are immutable, so it can wait)."""
+        rules = self.rules
+        return lambda: spectate.public_view(rules, state)
 
     def _publish(self, step: PublicStep) -> None:
         self.steps.append(step)

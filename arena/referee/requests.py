@@ -8,12 +8,12 @@ from datetime import timedelta
 from typing import Any
 
 from google.protobuf.struct_pb2 import Struct
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from arena import wire
 from arena.clock import Clock, to_duration
+from arena.referee import encoding
 from arena.v1 import bot_pb2, common_pb2
-from engines import Decision, Rules
+from engines import ActionSpace, Decision, Rules
 
 log = logging.getLogger(__name__)
 
@@ -63,49 +63,61 @@ def decision_request(
     seat: int,
     time_left: timedelta,
     bank_left: timedelta,
+    *,
+    form: int = bot_pb2.PAYLOAD_FORM_UNSPECIFIED,
+    space: ActionSpace[Any] | None = None,
 ) -> tuple[bot_pb2.DecisionRequest, list[Any]]:
-    """The request a seat receives, and the listed legal actions its indexes refer to."""
+    """The request a seat receives, and the listed legal actions its indexes refer to.
+
+    Built once, straight from the engine's values through the game's compiled `Encoder`, in the
+    forms the bot asked for in its Hello (`form`; unspecified = typed and JSON). `space` is the
+    seat's legal actions when the caller has them already.
+    """
     game = rules.name
+    typed = form != bot_pb2.PAYLOAD_FORM_JSON
+    texts = form != bot_pb2.PAYLOAD_FORM_TYPED
+    enc = encoding.encoder(game)
     view = rules.dump_observation(rules.observe(state, seat))
-    space = rules.legal_actions(state, seat)
+    if space is None:
+        space = rules.legal_actions(state, seat)
     listing = list(space.listing() or [])
-    deadline = Timestamp()
-    deadline.FromNanoseconds(time.time_ns() + int(time_left.total_seconds() * 1e9))
     request = bot_pb2.DecisionRequest(
         match_id=match_id,
         decision=decision.number,
         seat=seat,
         label=decision.label,
-        view_json=wire.compact(view),
-        deadline=deadline,
+        view_json=encoding.compact(view) if texts else "",
         time_left=to_duration(time_left),
         bank_left=to_duration(bank_left),
-        default_json=wire.compact(rules.dump_action(space.default())),
+        default_json=enc.action(space.default(), rules.dump_action)[0],
     )
-    try:
-        request.view.CopyFrom(wire.view_message(game, view))
-    except wire.WireError:
-        log.exception("the %s view does not fit its proto; sending JSON only", game)
+    request.deadline.FromNanoseconds(time.time_ns() + int(time_left.total_seconds() * 1e9))
+    if typed:
+        try:
+            request.view.CopyFrom(enc.view(view))
+        except wire.WireError:
+            log.exception("the %s view does not fit its proto; sending JSON only", game)
     if listing:
-        for action in listing:
-            dumped = rules.dump_action(action)
-            request.legal_json.append(wire.compact(dumped))
-            _add_typed(request.legal, game, dumped)
-    else:
-        description = space.describe()
-        assert isinstance(description, dict)
-        for dumped in description.get("actions", []):
-            request.space.actions_json.append(wire.compact(dumped))
-            _add_typed(request.space.actions, game, dumped)
-        for r in description.get("ranges", []):
-            entry = request.space.ranges.add(
-                field=r["field"],
-                min=r["min"],
-                max=r["max"],
-                template_json=wire.compact(r["template"]),
-            )
+        encoded = [_encoded(enc, rules, action) for action in listing]
+        if texts:
+            request.legal_json.extend([text for text, _ in encoded])
+        if typed:
+            request.legal.extend([message for _, message in encoded])
+        return request, listing
+    description = space.describe()
+    assert isinstance(description, dict)
+    for dumped in description.get("actions", []):
+        if texts:
+            request.space.actions_json.append(encoding.compact(dumped))
+        if typed:
+            request.space.actions.append(_typed(enc, dumped))
+    for r in description.get("ranges", []):
+        entry = request.space.ranges.add(field=r["field"], min=r["min"], max=r["max"])
+        if texts:
+            entry.template_json = encoding.compact(r["template"])
+        if typed:
             try:
-                entry.template.CopyFrom(wire.action_message(game, r["template"]))
+                entry.template.CopyFrom(enc.action_message(r["template"]))
             except wire.WireError:
                 log.exception("a %s action does not fit its proto", game)
     return request, listing
@@ -118,12 +130,23 @@ def refresh_deadline(request: bot_pb2.DecisionRequest, time_left: timedelta) -> 
     request.time_left.CopyFrom(to_duration(left))
 
 
-def _add_typed(target: Any, game: str, dumped: Any) -> None:
+def _encoded(
+    enc: encoding.Encoder, rules: Rules[Any, Any, Any], action: Any
+) -> tuple[str, common_pb2.GameAction]:
+    """(JSON text, typed message) of a listed action; an empty message if it does not fit."""
     try:
-        target.append(wire.action_message(game, dumped))
+        return enc.action(action, rules.dump_action)
     except wire.WireError:
-        log.exception("a %s action does not fit its proto", game)
-        target.add()
+        log.exception("a %s action does not fit its proto", rules.name)
+        return encoding.compact(rules.dump_action(action)), common_pb2.GameAction()
+
+
+def _typed(enc: encoding.Encoder, dumped: Any) -> common_pb2.GameAction:
+    try:
+        return enc.action_message(dumped)
+    except wire.WireError:
+        log.exception("a %s action does not fit its proto", enc.game)
+        return common_pb2.GameAction()
 
 
 def problem(

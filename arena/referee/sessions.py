@@ -51,6 +51,8 @@ class Session:
         """Set when the bot stopped reading and its outbox overflowed: the stream is closed."""
         self.flooded = False
         """Set when the bot sent messages faster than its rate limit: the stream is closed."""
+        self.form: int = bot_pb2.PAYLOAD_FORM_UNSPECIFIED
+        """The forms of view and legal actions the bot asked for in its Hello."""
 
     def send(self, message: bot_pb2.ArenaMessage) -> None:
         """Queue a message for the bot; dropped once the stream is closed.
@@ -123,6 +125,11 @@ class Hub:
     def sessions(self) -> list[Session]:
         """Every open stream."""
         return list(self._sessions.values())
+
+    def form_of(self, bot_id: int) -> int:
+        """The payload form the bot's open stream asked for (both when it is not connected)."""
+        session = self._sessions.get(bot_id)
+        return bot_pb2.PAYLOAD_FORM_UNSPECIFIED if session is None else session.form
 
     def is_connected(self, bot_id: int) -> bool:
         """Whether the bot has an open stream."""

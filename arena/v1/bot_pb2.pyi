@@ -83,6 +83,44 @@ ignored. (An index out of range is an INVALID_ACTION.)
 """
 Global___ProblemKind: _TypeAlias = ProblemKind  # noqa: Y015
 
+class _PayloadForm:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PayloadFormEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PayloadForm.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PAYLOAD_FORM_UNSPECIFIED: _PayloadForm.ValueType  # 0
+    """Not set: both forms, the default."""
+    PAYLOAD_FORM_BOTH: _PayloadForm.ValueType  # 1
+    """Both forms: typed messages and JSON texts."""
+    PAYLOAD_FORM_TYPED: _PayloadForm.ValueType  # 2
+    """Typed only: view, legal, space.actions and the ranges' template are set; view_json,
+    legal_json, space.actions_json and template_json are empty. default_json is always set.
+    """
+    PAYLOAD_FORM_JSON: _PayloadForm.ValueType  # 3
+    """JSON only: view_json, legal_json, space.actions_json and template_json are set; the typed
+    fields are empty. default_json is always set.
+    """
+
+class PayloadForm(_PayloadForm, metaclass=_PayloadFormEnumTypeWrapper):
+    """The forms of a decision request's view and legal actions. A bot that reads only one form asks
+    for it in Hello and spares the arena (and the wire) the other.
+    """
+
+PAYLOAD_FORM_UNSPECIFIED: PayloadForm.ValueType  # 0
+"""Not set: both forms, the default."""
+PAYLOAD_FORM_BOTH: PayloadForm.ValueType  # 1
+"""Both forms: typed messages and JSON texts."""
+PAYLOAD_FORM_TYPED: PayloadForm.ValueType  # 2
+"""Typed only: view, legal, space.actions and the ranges' template are set; view_json,
+legal_json, space.actions_json and template_json are empty. default_json is always set.
+"""
+PAYLOAD_FORM_JSON: PayloadForm.ValueType  # 3
+"""JSON only: view_json, legal_json, space.actions_json and template_json are set; the typed
+fields are empty. default_json is always set.
+"""
+Global___PayloadForm: _TypeAlias = PayloadForm  # noqa: Y015
+
 @_typing.final
 class BotMessage(_message.Message):
     """A message from a bot."""
@@ -191,19 +229,25 @@ class Hello(_message.Message):
 
     TOKEN_FIELD_NUMBER: _builtins.int
     CLIENT_FIELD_NUMBER: _builtins.int
+    FORM_FIELD_NUMBER: _builtins.int
     token: _builtins.str
     """The bot's secret token, as shown once at registration."""
     client: _builtins.str
     """Free text naming the bot program and its version, for logs."""
+    form: Global___PayloadForm.ValueType
+    """The forms in which this session's decision requests carry the view and the legal actions;
+    unset means both (what bots written before this field get).
+    """
     def __init__(
         self,
         *,
         token: _builtins.str = ...,
         client: _builtins.str = ...,
+        form: Global___PayloadForm.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["client", b"client", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client", b"client", "form", b"form", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import replace
 
 from engines.api import ActionSpace, Decision, Json, ListedSpace, Option, Outcome, Rules, Seat
 from engines.hart import play, wire
@@ -35,6 +34,7 @@ from engines.hart.actions import (
 from engines.hart.goods import LEGAL_GOODS, Bag, Good
 from engines.hart.state import KEEP_PER_ROUND, MAX_PACK, Config, HartState, Phase
 from engines.hart.view import acting, observe, scramble
+from engines.hart.work import Work
 from engines.rng import Rng
 from engines.spaces import IntRange, MixedSpace
 
@@ -59,6 +59,32 @@ def _declarations(suitcase: tuple[int, ...]) -> ListedSpace[Action]:
     kind = next((g for g in bag if g.is_legal), Good.JUG)
     honest_looking = Declare(min(max(len(bag), 1), MAX_PACK), kind)
     return ListedSpace(_DECLARATIONS, default_index=_DECLARATIONS.index(honest_looking))
+
+
+@functools.lru_cache(maxsize=1024)
+def _targets(kind: type[Inspect] | type[Seize], seats: tuple[int, ...]) -> ListedSpace[Action]:
+    """Nobody (the default), or one of `seats`: an inspection, extra control or seizure."""
+    return ListedSpace((Pass(), *(kind(s) for s in seats)))
+
+
+@functools.lru_cache(maxsize=64)
+def _appointments(seats: int, default: int) -> ListedSpace[Action]:
+    """Any seat as next round's first sheriff; the default is `default`."""
+    return ListedSpace(tuple(Appoint(s) for s in range(seats)), default_index=default)
+
+
+@functools.lru_cache(maxsize=4096)
+def _bargains(standing: bool, low: int, high: int, may_counter: bool) -> MixedSpace[Action]:
+    """Open, accept (when a proposal stands), and offers low..high (when a counter is allowed)."""
+    listed: tuple[Action, ...] = (Open(), Accept()) if standing else (Open(),)
+    ranges: tuple[IntRange[Action], ...] = ()
+    if may_counter:
+        ranges = (IntRange(low, high, Offer, _amount_of, "amount"),)
+    return MixedSpace(listed, ranges, dump=wire.dump_action)
+
+
+_LABELS = {phase: phase.value for phase in Phase}
+"""The decision label of each phase (an enum's `.value` is a slow descriptor)."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -106,35 +132,34 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
 
     def decision(self, state: HartState) -> Decision | None:
         """Who must answer now: every trader at once when packing, else one seat."""
-        if state.phase is Phase.OVER:
+        phase = state.phase
+        if phase is Phase.OVER:
             return None
-        return Decision(state.number, frozenset(acting(state)), state.phase.value)
+        seats = state.traders if phase is Phase.PACK else acting(state)
+        return Decision(state.number, frozenset(seats), _LABELS[phase])
 
     def legal_actions(self, state: HartState, seat: Seat) -> ActionSpace[Action]:
         """The legal actions of `seat`, which must be deciding now."""
-        if seat not in acting(state):
-            raise ValueError(f"seat {seat} is not deciding now ({state.phase.value})")
         phase = state.phase
+        if seat not in (state.traders if phase is Phase.PACK else acting(state)):
+            raise ValueError(f"seat {seat} is not deciding now ({state.phase.value})")
         p = state.player(seat)
         if phase is Phase.PACK:
             return _packings(p.hand.counts)
         if phase is Phase.DECLARE:
             return _declarations(p.suitcase.counts)
         if phase is Phase.INSPECT:
-            return ListedSpace((Pass(), *(Inspect(s) for s in state.traders)))
+            return _targets(Inspect, state.traders)
         if phase is Phase.EXTRA_CONTROL:
-            return ListedSpace((Pass(), *(Inspect(s) for s in play.unchecked(state))))
+            return _targets(Inspect, play.unchecked(state))
         if phase is Phase.SEIZE:
-            return ListedSpace((Pass(), *(Seize(s) for s in play.unchecked(state))))
+            return _targets(Seize, play.unchecked(state))
         if phase is Phase.BRIBE:
             return self._bribes(state, seat)
         if phase is Phase.KEEP:
             return _keepings(p.behind.counts)
         assert phase is Phase.APPOINT and state.last_sheriff is not None
-        return ListedSpace(
-            tuple(Appoint(s) for s in range(state.seats)),
-            default_index=(state.last_sheriff + 1) % state.seats,
-        )
+        return _appointments(state.seats, (state.last_sheriff + 1) % state.seats)
 
     def _bribes(self, state: HartState, seat: Seat) -> MixedSpace[Action]:
         """Open, accept the standing proposal, or counter (while offers last).
@@ -147,31 +172,29 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
         assert talk is not None
         low, high = 1, state.player(talk.seat).money
         standing = talk.last()
-        listed: tuple[Action, ...] = (Open(),) if standing is None else (Open(), Accept())
         if standing is not None and seat == state.sheriff:
             low = standing[1] + 1
         elif standing is not None:
             high = min(high, standing[1] - 1)
-        ranges: tuple[IntRange[Action], ...] = ()
-        if talk.count_by(seat) < state.config.max_offers and low <= high:
-            ranges = (IntRange(low, high, Offer, _amount_of, "amount"),)
-        return MixedSpace(listed, ranges, dump=wire.dump_action)
+        may_counter = talk.count_by(seat) < state.config.max_offers and low <= high
+        return _bargains(standing is not None, low, high, may_counter)
 
     def _apply(
         self, state: HartState, decision: Decision, actions: Mapping[Seat, Action], rng: Rng
     ) -> HartState:
+        work = Work(state)
         if state.phase is Phase.PACK:
-            packs = {s: a for s, a in actions.items() if isinstance(a, Pack)}
-            after = play.pack(state, packs)
+            play.pack(work, {s: a for s, a in actions.items() if isinstance(a, Pack)})
         else:
             ((seat, action),) = actions.items()
-            after = play.step(state, seat, action, rng)
-        seen = tuple(
-            decision.number if s in decision.seats else n for s, n in enumerate(state.last_seen)
-        )
+            play.step(work, seat, action, rng)
+        seats, number = decision.seats, decision.number
+        seen = tuple([number if s in seats else n for s, n in enumerate(state.last_seen)])
         oldest = min(min(seen), decision.number)
-        log = tuple(e for e in after.log if e.number >= oldest)  # nobody will be shown older ones
-        return replace(after, last_seen=seen, log=log, number=decision.number + 1)
+        if work.log and work.log[0].number < oldest:  # nobody will be shown older ones
+            work.log = [e for e in work.log if e.number >= oldest]
+        work.last_seen, work.number = seen, decision.number + 1
+        return work.freeze()
 
     def observe(self, state: HartState, viewer: Seat | None) -> dict[str, Json]:
         """The view of `viewer` (None = public), already in its JSON form."""

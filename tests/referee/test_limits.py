@@ -248,7 +248,14 @@ def test_junk_after_login_gets_a_problem_one_warning_per_kind_and_a_count(
         "bot junky sent a undecodable",
         "bot junky sent a malformed",
     ], [r.getMessage() for r in warnings]
-    assert all(r.exc_info is None for r in caplog.records), "no tracebacks for client input"
+    # The arena's own loggers; grpc.aio's poller may log its own event-loop noise in a process
+    # that has run several loops (seen under pytest-xdist), which is no client input's doing.
+    with_traceback = [
+        (r.name, r.getMessage())
+        for r in caplog.records
+        if r.exc_info is not None and r.name.startswith("arena")
+    ]
+    assert not with_traceback, f"no tracebacks for client input: {with_traceback}"
 
 
 def test_registration_is_rate_limited_and_can_be_closed(fresh_database_url: str) -> None:

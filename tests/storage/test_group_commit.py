@@ -250,3 +250,40 @@ def test_awkward_json_survives_the_copy_path(migrated_database_url: str) -> None
         )
 
     run(migrated_database_url, scenario)
+
+
+class HeldSink(FakeSink):
+    """A sink whose commits stay open until released; it counts how many are open at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.open = 0
+        self.most = 0
+
+    async def write_decisions(self, rows: Sequence[DecisionRow]) -> Sequence[StorageError | None]:
+        self.open += 1
+        self.most = max(self.most, self.open)
+        try:
+            await self.release.wait()
+            return await super().write_decisions(rows)
+        finally:
+            self.open -= 1
+
+
+@pytest.mark.parametrize("in_flight", [1, 3])
+def test_rows_arriving_during_a_commit_commit_beside_it_up_to_max_in_flight(in_flight: int) -> None:
+    sink = HeldSink()
+
+    async def body(writer: DecisionWriter) -> None:
+        writes = []
+        for number in range(4):
+            writes.append(asyncio.ensure_future(writer.write(row(1, number))))
+            while sink.open < min(number + 1, in_flight):  # until its commit has begun
+                await asyncio.sleep(0.001)
+        sink.release.set()
+        await asyncio.gather(*writes)
+
+    asyncio.run(with_writer(sink, body, max_in_flight=in_flight))
+    assert sorted(r.number for batch in sink.batches for r in batch) == [0, 1, 2, 3]
+    assert sink.most == in_flight
