@@ -244,7 +244,16 @@ class CrossingHeuristic(Strategy):
         )
 
     def _roundhouse(self, read: _Read, choices: Sequence[Wire]) -> Json:
-        return max(choices, key=lambda c: self._space_value(read, c["space"]))  # type: ignore[no-any-return]
+        here = read.mine["position"]
+
+        def value(choice: Wire) -> float:
+            return self._space_value(read, choice["space"] if "space" in choice else here)
+
+        return max(choices, key=value)  # type: ignore[no-any-return]
+
+    def _train_shop(self, read: _Read, choices: Sequence[Wire]) -> Json:
+        full = sum(read.mine["cars"].values()) >= read.board["rack_limit"]
+        return {"type": "pass"} if full else {"type": "accept"}
 
     def _tower_target(self, read: _Read, choices: Sequence[Wire]) -> Json:
         leader = read.leader()
@@ -317,8 +326,9 @@ class CrossingHeuristic(Strategy):
 
     def _double_cross(self, read: _Read, choices: Sequence[Wire]) -> Json:
         leader = set(read.players[read.leader()]["contracts"])
+        offered = [c for c in choices if c["type"] == "contract"]
         return next(  # type: ignore[no-any-return]
-            (c for c in choices if c["contract"] in leader), choices[0]
+            (c for c in offered if c["contract"] in leader), offered[0] if offered else choices[0]
         )
 
     def _dissatisfied(self, read: _Read, choices: Sequence[Wire]) -> Json:

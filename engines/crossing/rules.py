@@ -35,12 +35,12 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
             "contract_sale_percent": 30,
             "connections_cars": False,
             "extra_turn_cap": 1,
-            "turn_cap": 150,
+            "round_cap": 40,
         }
     }
     """Non-default option sets the conformance suite also plays."""
-    conformance_options: ClassVar[dict[str, Json]] = {"turn_cap": 60}
-    """Random bots rarely reach six contracts, so random matches run to the cap: 60 turns keep
+    conformance_options: ClassVar[dict[str, Json]] = {"round_cap": 12}
+    """Random bots rarely reach six contracts, so random matches run to the cap: 12 rounds keep
     the suite's 1,000 matches affordable; full-length matches run too (see the suite)."""
 
     def setup(self, seats: int, options: Mapping[str, object], rng: Rng) -> CrossingState:
@@ -62,6 +62,7 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
             piles=tuple(tuple(deck[k :: board.crew_piles]) for k in range(board.crew_piles)),
             discard=(0,) * len(CREWS),
             turns=0,
+            regular_turns=0,
             turn=TurnState(active=0),
             tasks=(),
             prompt=None,
