@@ -79,7 +79,9 @@ def report(result: Lengths) -> str:
     unit = "rounds" if result.game == "crossing" else "decisions"
     q = statistics.quantiles(ls, n=10) if len(ls) > 1 else [ls[0]] * 9
     goal = GOALS.get((result.game, result.seats))
-    verdict = "" if goal is None else f" (goal {goal:.0%}: {'met' if result.rate >= goal else 'MISSED'})"
+    verdict = (
+        "" if goal is None else f" (goal {goal:.0%}: {'met' if result.rate >= goal else 'MISSED'})"
+    )
     return (
         f"{result.game} {result.seats} seats: {result.by_win}/{len(ls)} = {result.rate:.0%} by the "
         f"win rule{verdict}; {unit} min {ls[0]} p10 {q[0]:.0f} median {statistics.median(ls):.0f} "

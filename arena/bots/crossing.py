@@ -19,6 +19,10 @@ TARGETS = 2
 """How many of the cheapest contracts the bot collects cars for at once."""
 PASSENGERS = 2
 """Passenger cars kept for the income at Corner Stations."""
+SCARCE = 3
+"""How much more a car counts in a contract's cost when its yard is empty."""
+CREW_MONEY = 100
+"""Money the bot keeps before it buys crew cards."""
 TWO_DICE = {s: (6 - abs(s - 7)) / 36 for s in range(2, 13)}
 ONE_DIE = {s: 1 / 6 for s in range(1, 7)}
 
@@ -56,13 +60,16 @@ class _Read:
     def targets(self) -> list[tuple[int, str]]:
         """Contracts still lying at TRADE spaces, by what completing them would cost now."""
         if self._targets is None:
-            have, prices = self.mine["cars"], self.board["cars"]
+            have, prices, yards = self.mine["cars"], self.board["cars"], self.view["yards"]
             table = self.contracts()
             out = []
             for stack in self.view["stacks"].values():
                 for cid in stack:
                     cars = table[cid]["cars"]
-                    missing = sum(max(0, n - have[c]) * prices[c]["price"] for c, n in cars.items())
+                    missing = sum(
+                        max(0, n - have[c]) * prices[c]["price"] * (1 if yards[c] else SCARCE)
+                        for c, n in cars.items()
+                    )
                     out.append((table[cid]["price"] + missing, cid))
             self._targets = sorted(out)
         return self._targets
@@ -247,7 +254,7 @@ class CrossingHeuristic(Strategy):
         here = read.mine["position"]
 
         def value(choice: Wire) -> float:
-            return self._space_value(read, choice["space"] if "space" in choice else here)
+            return self._space_value(read, choice.get("space", here))
 
         return max(choices, key=value)  # type: ignore[no-any-return]
 
@@ -304,7 +311,7 @@ class CrossingHeuristic(Strategy):
 
     def _buy_crew(self, read: _Read, choices: Sequence[Wire]) -> Json:
         cards = read.mine["hand_count"] + read.view["turn"]["engineer"]
-        want = 1 if read.mine["money"] >= 100 and cards < 2 else 0
+        want = 1 if read.mine["money"] >= CREW_MONEY and cards < 2 else 0
         return {"type": "buy", "count": min(want, len(choices) - 1)}
 
     # -- giving things up -------------------------------------------------------------------

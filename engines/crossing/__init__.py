@@ -37,7 +37,8 @@ Wire forms and view keys: `engines.crossing.wire`. Choices made where the source
   note (5): CONNECTIONS 25 -> 10. Optional purchases need the cash in hand. CONNECTIONS buys the
   contract alone, as the seed says; option `connections_cars` also requires and returns its cars.
 - The cap counts rounds (every seat's regular turn once; extra turns do not count); at the cap
-  seats rank by contracts, then money (part B). A winner at Central Station ranks first, the rest by the same keys.
+  seats rank by contracts, then money (part B). A winner at Central Station ranks first, the
+  rest by the same keys.
 """
 
 from engines.crossing.rules import CrossingRules

@@ -210,8 +210,21 @@ class PickSeat:
 
 
 Action = (
-    Pass | PlayStop | Roll | BuyCards | Buy | BuyCar | PickCar | Discard | PickSpace | PickContract
-) | PickSeat | Accept
+    (
+        Pass
+        | PlayStop
+        | Roll
+        | BuyCards
+        | Buy
+        | BuyCar
+        | PickCar
+        | Discard
+        | PickSpace
+        | PickContract
+    )
+    | PickSeat
+    | Accept
+)
 
 E = TypeVar("E", Car, Crew, CrewMode)
 
