@@ -349,9 +349,7 @@ def normalize(state: LoyangState, seat: Seat) -> LoyangState:
         if turn is None or state.players[seat].due > 0:
             return state
         player = state.players[seat]
-        if turn.stage is Stage.STORE and (
-            not any(player.cart) or len(store_actions(player)) == 1
-        ):
+        if turn.stage is Stage.STORE and (not any(player.cart) or len(store_actions(player)) == 1):
             state = with_player(
                 state,
                 seat,
