@@ -15,13 +15,15 @@ from engines import Json, Rng
 
 CARD_KEEP = {"railroad_crew": 1, "villain": 2, "engineer": 3, "stop": 3}
 """How much the bot wants to keep each crew card (the lowest is discarded first)."""
-TARGETS = 2
+TARGETS = 4
 """How many of the cheapest contracts the bot collects cars for at once."""
-PASSENGERS = 2
+PASSENGERS = 1
 """Passenger cars kept for the income at Corner Stations."""
 SCARCE = 3
 """How much more a car counts in a contract's cost when its yard is empty."""
-CREW_MONEY = 100
+CONNECTIONS = 40
+"""What stopping at CONNECTIONS is worth when a contract there is affordable."""
+CREW_MONEY = 1000
 """Money the bot keeps before it buys crew cards."""
 TWO_DICE = {s: (6 - abs(s - 7)) / 36 for s in range(2, 13)}
 ONE_DIE = {s: 1 / 6 for s in range(1, 7)}
@@ -92,6 +94,13 @@ class _Read:
         cheapest = self.targets()[:1]
         return int(self.contracts()[cheapest[0][1]]["price"]) if cheapest else 0
 
+    def cheapest_half(self) -> int:
+        """Half the price of the cheapest contract lying at a TRADE space (CONNECTIONS)."""
+        table = self.contracts()
+        prices = [table[c]["price"] for stack in self.view["stacks"].values() for c in stack]
+        step = self.board["money"]["step"]
+        return min(prices) // 2 // step * step if prices else 1 << 30
+
     def can_fulfil(self, space: int) -> int:
         """How many contracts the bot could take at a TRADE space now."""
         if space not in self._fulfil:
@@ -119,13 +128,17 @@ class _Read:
             else:
                 need = self.car_need()
                 full = sum(self.mine["cars"].values()) >= board["rack_limit"]
-                goals = []
-                for i, info in enumerate(board["spaces"]):
-                    kind = info["kind"]
-                    useful = kind == "train_shop" or (kind == "yard" and need[info["car"]] >= 1)
-                    if (kind == "trade" and self.can_fulfil(i)) or (useful and not full):
-                        goals.append(i)
-                self._goals = goals
+                spaces = list(enumerate(board["spaces"]))
+                trades = [i for i, info in spaces if info["kind"] == "trade" and self.can_fulfil(i)]
+                # A full rack that opens no contract still gains: a new car pushes out the
+                # least needed one, so car sources stay goals until a trade is possible.
+                sources = [
+                    i
+                    for i, info in spaces
+                    if info["kind"] == "train_shop"
+                    or (info["kind"] == "yard" and need[info["car"]] >= 1)
+                ]
+                self._goals = trades + (sources if not (full and trades) else [])
         return self._goals
 
 
@@ -203,7 +216,7 @@ class CrossingHeuristic(Strategy):
         if kind == "trade":
             value += 30 * read.can_fulfil(space)
         elif kind == "connections":
-            value += 15
+            value += CONNECTIONS if mine["money"] >= read.cheapest_half() else 0
         elif kind == "yard":
             need = read.car_need()[info["car"]]
             price = board["cars"][info["car"]]["price"]
@@ -259,8 +272,8 @@ class CrossingHeuristic(Strategy):
         return max(choices, key=value)  # type: ignore[no-any-return]
 
     def _train_shop(self, read: _Read, choices: Sequence[Wire]) -> Json:
-        full = sum(read.mine["cars"].values()) >= read.board["rack_limit"]
-        return {"type": "pass"} if full else {"type": "accept"}
+        # Always roll: on a full rack the least needed car is sold, so the rack only improves.
+        return {"type": "accept"}
 
     def _tower_target(self, read: _Read, choices: Sequence[Wire]) -> Json:
         leader = read.leader()
@@ -304,9 +317,8 @@ class CrossingHeuristic(Strategy):
     def _yard(self, read: _Read, choices: Sequence[Wire]) -> Json:
         car = read.board["spaces"][read.mine["position"]]["car"]
         price = read.board["cars"][car]["price"]
-        full = sum(read.mine["cars"].values()) >= read.board["rack_limit"]
         spare = read.mine["money"] - price >= read.reserve()
-        wanted = read.car_need()[car] >= 1 and spare and not full
+        wanted = read.car_need()[car] >= 1 and spare
         return {"type": "buy_car"} if wanted else {"type": "pass"}
 
     def _buy_crew(self, read: _Read, choices: Sequence[Wire]) -> Json:
