@@ -21,6 +21,8 @@ PASSENGERS = 1
 """Passenger cars kept for the income at Corner Stations."""
 SCARCE = 3
 """How much more a car counts in a contract's cost when its yard is empty."""
+GOAL_PULL = 0.8
+"""What each step between a space and the nearest goal costs."""
 CONNECTIONS = 40
 """What stopping at CONNECTIONS is worth when a contract there is affordable."""
 CREW_MONEY = 1000
@@ -212,7 +214,7 @@ class CrossingHeuristic(Strategy):
             return 1000.0
         info = board["spaces"][space]
         kind = info["kind"]
-        value = -0.8 * self._goal_distance(read, space)
+        value = -GOAL_PULL * self._goal_distance(read, space)
         if kind == "trade":
             value += 30 * read.can_fulfil(space)
         elif kind == "connections":

@@ -9,6 +9,7 @@ import pytest
 
 from engines.api import Termination
 from engines.crossing.data import BOARDS, CARS, Car, Crew
+from engines.crossing.scenario import SeatSetup, scenario
 from engines.crossing.state import CrossingState, Label
 from engines.crossing.wire import (
     Accept,
@@ -26,7 +27,6 @@ from tests.crossing.build import (
     BOARD,
     RULES,
     act,
-    begin,
     board_variant,
     cars,
     contract_ids,
@@ -46,11 +46,9 @@ PARKING = ("O27", "O29", "O34", "O38", "O39", "O22")
 
 def neutral(seats: int = 4, active: int = 0, **options: object) -> CrossingState:
     """Everyone parked on plain spaces with 100, no cars, cards or contracts; `active` to play."""
-    state = begin(seats, 0, **options)
-    for seat in range(seats):
-        state = edit(state, seat, position=PARKING[seat], money=100, cars={}, hand={}, contracts=[])
-    state = replace(state, yards=BOARD.car_count, loose=tuple(() for _ in BOARD.spaces))
-    return turn_of(state, active)
+    empty = {"money": 100, "cars": {}, "hand": {}, "contracts": ()}
+    players = {s: SeatSetup(position=PARKING[s], **empty) for s in range(seats)}  # type: ignore[arg-type]
+    return scenario(seats, active=active, players=players, options=options)
 
 
 def active(state: CrossingState) -> int:
