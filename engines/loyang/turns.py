@@ -101,7 +101,14 @@ def pay_actions(player: Player, strict: bool) -> list[Action]:
 
 
 def act_actions(state: LoyangState, turn: Turn, player: Player) -> list[Action]:
-    """Every step the seat can afford and carry out now, "end my turn" first."""
+    """Every step the seat can afford and carry out now, "end my turn" first.
+
+    Actions A-G may be taken any number of times (「A~G項行動執行時皆不限次數」), so no step
+    limit applies. None is needed to end a turn: every step spends something finite (a sale
+    or purchase loses money on the round trip, a trade empties a stall, a helper, customer, sowing
+    or pair is used up), so no position repeats; only voluntary loans (an option) can go on, and a
+    random player ends such a turn with probability 1.
+    """
     out: list[Action] = [EndTurn()]
     config = state.config
     cart, cash = player.cart, player.cash
