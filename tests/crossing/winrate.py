@@ -8,7 +8,6 @@ from arena.bots.base import RandomStrategy, Strategy
 from arena.bots.crossing import CrossingHeuristic
 from arena.local import play_local
 
-
 OPTIONS = {"round_cap": 100}
 """100 rounds of 4 seats: the 400 turns these figures were first measured with."""
 
