@@ -33,7 +33,7 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
             "loose_cars_take": "all",
             "villain_choice": "villain",
             "contract_sale_percent": 30,
-            "connections_cars": False,
+            "connections_cars": True,
             "extra_turn_cap": 1,
             "round_cap": 40,
         }
