@@ -6,7 +6,7 @@ Station; Loyang: the ninth round played out) rather than at the cap, the game-le
 distribution (Crossing: rounds, every seat's regular turn once; Loyang: decisions), and the CPU
 time. The first run is the round cap of the defaults; `--cap` replays Crossing with another cap.
 
-    .venv/bin/python bench/game_lengths.py [--games 200] [--seats 2,3,4,5,6] [--game crossing]
+    .venv/bin/python bench/game_lengths.py [--games 200] [--seats 1,2,3,4,5,6] [--game crossing]
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import argparse
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ from arena.bots.crossing import CrossingHeuristic
 from arena.bots.loyang import LoyangHeuristic
 from arena.local import play_local
 from engines.api import Termination
+from engines.registry import get as game_rules
 
 GOALS = {("crossing", 4): 0.9, ("crossing", 6): 0.8}
 """Issue 13's goal: the share of heuristic games that end by the win rule."""
@@ -43,6 +45,8 @@ class Lengths:
     by_win: int
     """Games ended by the win rule, not at the cap."""
     seconds: float
+    ratings: tuple[str, ...] = ()
+    """Loyang solo: the rating of each game."""
 
     @property
     def rate(self) -> float:
@@ -59,6 +63,7 @@ def _bots(game: str, seats: int) -> list[Strategy]:
 def measure(game: str, seats: int, games: int, options: dict[str, object]) -> Lengths:
     """Play `games` heuristic games of `game` at `seats` seats."""
     lengths: list[int] = []
+    ratings: list[str] = []
     by_win = 0
     started = time.process_time()
     for seed in range(games):
@@ -70,7 +75,9 @@ def measure(game: str, seats: int, games: int, options: dict[str, object]) -> Le
         else:
             lengths.append(len(match.record.moves))
             by_win += final.round >= 9 and match.outcome.termination is Termination.COMPLETED
-    return Lengths(game, seats, tuple(lengths), by_win, time.process_time() - started)
+            ratings += [match.outcome.rating] if match.outcome.rating is not None else []
+    seconds = time.process_time() - started
+    return Lengths(game, seats, tuple(lengths), by_win, seconds, tuple(ratings))
 
 
 def report(result: Lengths) -> str:
@@ -86,6 +93,7 @@ def report(result: Lengths) -> str:
         f"{result.game} {result.seats} seats: {result.by_win}/{len(ls)} = {result.rate:.0%} by the "
         f"win rule{verdict}; {unit} min {ls[0]} p10 {q[0]:.0f} median {statistics.median(ls):.0f} "
         f"p90 {q[8]:.0f} max {ls[-1]}; {result.seconds:.1f} s CPU"
+        + (f"; solo ratings {dict(Counter(result.ratings))}" if result.ratings else "")
     )
 
 
@@ -93,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Play the games and print the figures; exit 1 if a Crossing goal is missed."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--seats", default="2,3,4,5,6")
+    parser.add_argument("--seats", default="1,2,3,4,5,6", help="those a game has are played")
     parser.add_argument("--game", choices=("crossing", "loyang", "both"), default="both")
     parser.add_argument("--cap", type=int, default=0, help="Crossing: also run this round cap")
     args = parser.parse_args(argv)
@@ -108,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if options:
                 print(f"-- {game} with {options}")
             for seats in seat_counts:
-                if game == "loyang" and seats > 4:
+                if seats not in game_rules(game).seat_counts:
                     continue
                 result = measure(game, seats, args.games, options)
                 print(report(result), flush=True)
