@@ -84,7 +84,7 @@ def report(result: Lengths) -> str:
     """One line of figures."""
     ls = sorted(result.lengths)
     unit = "rounds" if result.game == "crossing" else "decisions"
-    q = statistics.quantiles(ls, n=10) if len(ls) > 1 else [ls[0]] * 9
+    q = statistics.quantiles(ls, n=10, method="inclusive") if len(ls) > 1 else [ls[0]] * 9
     goal = GOALS.get((result.game, result.seats))
     verdict = (
         "" if goal is None else f" (goal {goal:.0%}: {'met' if result.rate >= goal else 'MISSED'})"
