@@ -22,7 +22,7 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
 
     name = "crossing"
     title = "Double Crossing"
-    version = 1
+    version = 2
     seat_counts = (2, 3, 4, 5, 6)
     options_schema: ClassVar[tuple[Option, ...]] = OPTIONS
     presets: ClassVar[dict[str, dict[str, Json]]] = {

@@ -148,7 +148,7 @@ class LoyangRules(Rules[LoyangState, Action, dict[str, Json]]):
 
     name = "loyang"
     title = "At the Gates of Loyang"
-    version = 1
+    version = 2
     seat_counts = (1, 2, 3, 4)
     options_schema = OPTIONS
     presets: ClassVar[dict[str, dict[str, Json]]] = {
