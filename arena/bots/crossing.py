@@ -17,7 +17,7 @@ CARD_KEEP = {"railroad_crew": 1, "villain": 2, "engineer": 3, "stop": 3}
 """How much the bot wants to keep each crew card (the lowest is discarded first)."""
 TARGETS = 4
 """How many of the cheapest contracts the bot collects cars for at once."""
-PASSENGERS = 1
+PASSENGERS = 0
 """Passenger cars kept for the income at Corner Stations."""
 SCARCE = 3
 """How much more a car counts in a contract's cost when its yard is empty."""
