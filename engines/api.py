@@ -78,6 +78,8 @@ class Outcome:
     scores: tuple[float, ...]
     """Game points per seat, for tie-breaks and statistics."""
     termination: Termination
+    rating: str | None = None
+    """A game's own verdict on the result, if it has one (Loyang solo: "master")."""
 
     @staticmethod
     def from_keys(

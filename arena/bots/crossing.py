@@ -15,10 +15,18 @@ from engines import Json, Rng
 
 CARD_KEEP = {"railroad_crew": 1, "villain": 2, "engineer": 3, "stop": 3}
 """How much the bot wants to keep each crew card (the lowest is discarded first)."""
-TARGETS = 2
+TARGETS = 4
 """How many of the cheapest contracts the bot collects cars for at once."""
-PASSENGERS = 2
+PASSENGERS = 0
 """Passenger cars kept for the income at Corner Stations."""
+SCARCE = 3
+"""How much more a car counts in a contract's cost when its yard is empty."""
+GOAL_PULL = 0.8
+"""What each step between a space and the nearest goal costs."""
+CONNECTIONS = 40
+"""What stopping at CONNECTIONS is worth when a contract there is affordable."""
+CREW_MONEY = 1000
+"""Money the bot keeps before it buys crew cards."""
 TWO_DICE = {s: (6 - abs(s - 7)) / 36 for s in range(2, 13)}
 ONE_DIE = {s: 1 / 6 for s in range(1, 7)}
 
@@ -56,13 +64,16 @@ class _Read:
     def targets(self) -> list[tuple[int, str]]:
         """Contracts still lying at TRADE spaces, by what completing them would cost now."""
         if self._targets is None:
-            have, prices = self.mine["cars"], self.board["cars"]
+            have, prices, yards = self.mine["cars"], self.board["cars"], self.view["yards"]
             table = self.contracts()
             out = []
             for stack in self.view["stacks"].values():
                 for cid in stack:
                     cars = table[cid]["cars"]
-                    missing = sum(max(0, n - have[c]) * prices[c]["price"] for c, n in cars.items())
+                    missing = sum(
+                        max(0, n - have[c]) * prices[c]["price"] * (1 if yards[c] else SCARCE)
+                        for c, n in cars.items()
+                    )
                     out.append((table[cid]["price"] + missing, cid))
             self._targets = sorted(out)
         return self._targets
@@ -84,6 +95,13 @@ class _Read:
         """Money to keep for the cheapest target contract's own price."""
         cheapest = self.targets()[:1]
         return int(self.contracts()[cheapest[0][1]]["price"]) if cheapest else 0
+
+    def cheapest_half(self) -> int:
+        """Half the price of the cheapest contract lying at a TRADE space (CONNECTIONS)."""
+        table = self.contracts()
+        prices = [table[c]["price"] for stack in self.view["stacks"].values() for c in stack]
+        step = self.board["money"]["step"]
+        return min(prices) // 2 // step * step if prices else 1 << 30
 
     def can_fulfil(self, space: int) -> int:
         """How many contracts the bot could take at a TRADE space now."""
@@ -112,13 +130,17 @@ class _Read:
             else:
                 need = self.car_need()
                 full = sum(self.mine["cars"].values()) >= board["rack_limit"]
-                goals = []
-                for i, info in enumerate(board["spaces"]):
-                    kind = info["kind"]
-                    useful = kind == "train_shop" or (kind == "yard" and need[info["car"]] >= 1)
-                    if (kind == "trade" and self.can_fulfil(i)) or (useful and not full):
-                        goals.append(i)
-                self._goals = goals
+                spaces = list(enumerate(board["spaces"]))
+                trades = [i for i, info in spaces if info["kind"] == "trade" and self.can_fulfil(i)]
+                # A full rack that opens no contract still gains: a new car pushes out the
+                # least needed one, so car sources stay goals until a trade is possible.
+                sources = [
+                    i
+                    for i, info in spaces
+                    if info["kind"] == "train_shop"
+                    or (info["kind"] == "yard" and need[info["car"]] >= 1)
+                ]
+                self._goals = trades + (sources if not (full and trades) else [])
         return self._goals
 
 
@@ -192,11 +214,11 @@ class CrossingHeuristic(Strategy):
             return 1000.0
         info = board["spaces"][space]
         kind = info["kind"]
-        value = -0.8 * self._goal_distance(read, space)
+        value = -GOAL_PULL * self._goal_distance(read, space)
         if kind == "trade":
             value += 30 * read.can_fulfil(space)
         elif kind == "connections":
-            value += 15
+            value += CONNECTIONS if mine["money"] >= read.cheapest_half() else 0
         elif kind == "yard":
             need = read.car_need()[info["car"]]
             price = board["cars"][info["car"]]["price"]
@@ -244,7 +266,16 @@ class CrossingHeuristic(Strategy):
         )
 
     def _roundhouse(self, read: _Read, choices: Sequence[Wire]) -> Json:
-        return max(choices, key=lambda c: self._space_value(read, c["space"]))  # type: ignore[no-any-return]
+        here = read.mine["position"]
+
+        def value(choice: Wire) -> float:
+            return self._space_value(read, choice.get("space", here))
+
+        return max(choices, key=value)  # type: ignore[no-any-return]
+
+    def _train_shop(self, read: _Read, choices: Sequence[Wire]) -> Json:
+        # Always roll: on a full rack the least needed car is sold, so the rack only improves.
+        return {"type": "accept"}
 
     def _tower_target(self, read: _Read, choices: Sequence[Wire]) -> Json:
         leader = read.leader()
@@ -288,14 +319,13 @@ class CrossingHeuristic(Strategy):
     def _yard(self, read: _Read, choices: Sequence[Wire]) -> Json:
         car = read.board["spaces"][read.mine["position"]]["car"]
         price = read.board["cars"][car]["price"]
-        full = sum(read.mine["cars"].values()) >= read.board["rack_limit"]
         spare = read.mine["money"] - price >= read.reserve()
-        wanted = read.car_need()[car] >= 1 and spare and not full
+        wanted = read.car_need()[car] >= 1 and spare
         return {"type": "buy_car"} if wanted else {"type": "pass"}
 
     def _buy_crew(self, read: _Read, choices: Sequence[Wire]) -> Json:
         cards = read.mine["hand_count"] + read.view["turn"]["engineer"]
-        want = 1 if read.mine["money"] >= 100 and cards < 2 else 0
+        want = 1 if read.mine["money"] >= CREW_MONEY and cards < 2 else 0
         return {"type": "buy", "count": min(want, len(choices) - 1)}
 
     # -- giving things up -------------------------------------------------------------------
@@ -317,8 +347,9 @@ class CrossingHeuristic(Strategy):
 
     def _double_cross(self, read: _Read, choices: Sequence[Wire]) -> Json:
         leader = set(read.players[read.leader()]["contracts"])
+        offered = [c for c in choices if c["type"] == "contract"]
         return next(  # type: ignore[no-any-return]
-            (c for c in choices if c["contract"] in leader), choices[0]
+            (c for c in offered if c["contract"] in leader), offered[0] if offered else choices[0]
         )
 
     def _dissatisfied(self, read: _Read, choices: Sequence[Wire]) -> Json:

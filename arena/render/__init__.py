@@ -78,4 +78,6 @@ def final_lines(
     lines.append(paint.bold(f"Final ranking ({outcome.termination.value}):"))
     for seat in sorted(range(len(outcome.ranks)), key=lambda s: (outcome.ranks[s], s)):
         lines.append(f"  {outcome.ranks[seat]}. {paint.seat(seat)}  score {outcome.scores[seat]:g}")
+    if outcome.rating is not None:
+        lines.append(f"Rating: {outcome.rating}")
     return lines

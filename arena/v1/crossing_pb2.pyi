@@ -39,6 +39,7 @@ class CrossingAction(_message.Message):
     SPACE_FIELD_NUMBER: _builtins.int
     CONTRACT_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    ACCEPT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def stop(self) -> Global___CrossingStop:
         """Play a Stop card against the active seat."""
@@ -79,6 +80,10 @@ class CrossingAction(_message.Message):
     def seat(self) -> Global___CrossingSeat:
         """Whose locomotive to move from the Control Tower."""
 
+    @_builtins.property
+    def accept(self) -> Global___CrossingAccept:
+        """Carry out an optional effect (TRAIN SHOP: roll the die for a free car)."""
+
     def __init__(
         self,
         *,
@@ -92,16 +97,34 @@ class CrossingAction(_message.Message):
         space: Global___CrossingSpace | None = ...,
         contract: Global___CrossingContract | None = ...,
         seat: Global___CrossingSeat | None = ...,
+        accept: Global___CrossingAccept | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "buy", b"buy", "buy_car", b"buy_car", "buy_cards", b"buy_cards", "car", b"car", "contract", b"contract", "discard", b"discard", "pass", b"pass", "roll", b"roll", "seat", b"seat", "space", b"space", "stop", b"stop"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "action", b"action", "buy", b"buy", "buy_car", b"buy_car", "buy_cards", b"buy_cards", "car", b"car", "contract", b"contract", "discard", b"discard", "pass", b"pass", "roll", b"roll", "seat", b"seat", "space", b"space", "stop", b"stop"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "buy", b"buy", "buy_car", b"buy_car", "buy_cards", b"buy_cards", "car", b"car", "contract", b"contract", "discard", b"discard", "pass", b"pass", "roll", b"roll", "seat", b"seat", "space", b"space", "stop", b"stop"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "action", b"action", "buy", b"buy", "buy_car", b"buy_car", "buy_cards", b"buy_cards", "car", b"car", "contract", b"contract", "discard", b"discard", "pass", b"pass", "roll", b"roll", "seat", b"seat", "space", b"space", "stop", b"stop"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_action: _TypeAlias = _typing.Literal["pass", "stop", "roll", "buy_cards", "buy", "buy_car", "car", "discard", "space", "contract", "seat"]  # noqa: Y015
+    _WhichOneofReturnType_action: _TypeAlias = _typing.Literal["pass", "stop", "roll", "buy_cards", "buy", "buy_car", "car", "discard", "space", "contract", "seat", "accept"]  # noqa: Y015
     _WhichOneofArgType_action: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_action) -> _WhichOneofReturnType_action | None: ...
 
 Global___CrossingAction: _TypeAlias = CrossingAction  # noqa: Y015
+
+@_typing.final
+class CrossingAccept(_message.Message):
+    """Carry out an optional effect."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CrossingAccept: _TypeAlias = CrossingAccept  # noqa: Y015
 
 @_typing.final
 class CrossingPass(_message.Message):
@@ -677,7 +700,6 @@ class CrossingOptions(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
-    TURN_CAP_FIELD_NUMBER: _builtins.int
     EXTRA_TURN_CAP_FIELD_NUMBER: _builtins.int
     WIN_CENTRAL_FIELD_NUMBER: _builtins.int
     STOPS_PER_TURN_FIELD_NUMBER: _builtins.int
@@ -686,8 +708,7 @@ class CrossingOptions(_message.Message):
     VILLAIN_CHOICE_FIELD_NUMBER: _builtins.int
     CONTRACT_SALE_PERCENT_FIELD_NUMBER: _builtins.int
     CONNECTIONS_CARS_FIELD_NUMBER: _builtins.int
-    turn_cap: _builtins.int
-    """Turns before the game ends on contracts, then money."""
+    ROUND_CAP_FIELD_NUMBER: _builtins.int
     extra_turn_cap: _builtins.int
     """Most extra turns chained onto one turn."""
     win_central: _builtins.str
@@ -704,10 +725,11 @@ class CrossingOptions(_message.Message):
     """Percent of its price a contract fetches when sold."""
     connections_cars: _builtins.bool
     """Whether a CONNECTIONS contract still needs its cars."""
+    round_cap: _builtins.int
+    """Rounds (every seat's regular turn once) before the game ends on contracts, then money."""
     def __init__(
         self,
         *,
-        turn_cap: _builtins.int = ...,
         extra_turn_cap: _builtins.int = ...,
         win_central: _builtins.str = ...,
         stops_per_turn: _builtins.int = ...,
@@ -716,10 +738,11 @@ class CrossingOptions(_message.Message):
         villain_choice: _builtins.str = ...,
         contract_sale_percent: _builtins.int = ...,
         connections_cars: _builtins.bool = ...,
+        round_cap: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["connections_cars", b"connections_cars", "contract_sale_percent", b"contract_sale_percent", "duel_tie", b"duel_tie", "extra_turn_cap", b"extra_turn_cap", "loose_cars_take", b"loose_cars_take", "stops_per_turn", b"stops_per_turn", "turn_cap", b"turn_cap", "villain_choice", b"villain_choice", "win_central", b"win_central"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["connections_cars", b"connections_cars", "contract_sale_percent", b"contract_sale_percent", "duel_tie", b"duel_tie", "extra_turn_cap", b"extra_turn_cap", "loose_cars_take", b"loose_cars_take", "round_cap", b"round_cap", "stops_per_turn", b"stops_per_turn", "villain_choice", b"villain_choice", "win_central", b"win_central"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -737,6 +760,7 @@ class CrossingTurn(_message.Message):
     CREW_FIELD_NUMBER: _builtins.int
     ENGINEER_FIELD_NUMBER: _builtins.int
     STOPS_FIELD_NUMBER: _builtins.int
+    ROUND_FIELD_NUMBER: _builtins.int
     number: _builtins.int
     """Turns begun, extra turns included."""
     active: _builtins.int
@@ -749,6 +773,8 @@ class CrossingTurn(_message.Message):
     """Whether an Engineer was declared."""
     stops: _builtins.int
     """Stop cards played against this turn."""
+    round: _builtins.int
+    """The round of regular turns (1 = every seat's first)."""
     def __init__(
         self,
         *,
@@ -758,10 +784,11 @@ class CrossingTurn(_message.Message):
         crew: _builtins.str = ...,
         engineer: _builtins.bool = ...,
         stops: _builtins.int = ...,
+        round: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["active", b"active", "chain", b"chain", "crew", b"crew", "engineer", b"engineer", "number", b"number", "stops", b"stops"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["active", b"active", "chain", b"chain", "crew", b"crew", "engineer", b"engineer", "number", b"number", "round", b"round", "stops", b"stops"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -20,20 +20,25 @@ Wire forms and view keys: `engines.crossing.wire`. Choices made where the source
 - Crew cards are drawn from the fuller pile (a face-down choice carries no information); when
   both piles are empty the discards are shuffled into new piles (D7). A double discards a card of
   the roller's choice, none with an empty hand (D16).
-- Villain: targets a seat with a car that has left START; the victim picks the car (D13). Dropped
+- Villain: targets any other seat holding a car, on START or not (「其他任一玩家」; no sentence
+  of the seed forbids START); the victim picks the car (D13). Dropped
   cars stack on a space; the next locomotive to stop there takes the oldest (D12); on DERAIL that
   take replaces the drop.
 - Winning (D10): reaching Central Station with 6+ contracts, by passing or stopping ("exact":
   stopping only); a move that can pass it ends the game at once. Teleports count when they land.
 - CONTROL TOWER (D11): any other seat, or nobody, to any space but START and CONTROL TOWER; the
-  moved seat resolves it with no extra turn. ROUNDHOUSE: any space but START and ROUNDHOUSE.
-- DOUBLE CROSS is compulsory when another seat holds a contract; duel ties are re-rolled (D8).
+  moved seat resolves it with no extra turn. ROUNDHOUSE: after a double the seat may move to any
+  space but START and ROUNDHOUSE, or stay (「可將…移至」).
+- Optional effects are decisions: DOUBLE CROSS may take a contract or not (「可…拿取」); TRAIN SHOP
+  may roll or not (「可擲1顆骰子」). Duel ties are re-rolled (D8).
 - Money: a debt (tax, passenger fees paid clockwise from the lander's left) is paid in full when
-  possible; else the debtor sells cars (half price), then contracts (D14), and the rest is
-  forgiven (D15, D20). Half prices round down to the smallest note (5): CONNECTIONS 25 -> 10.
-  Optional purchases need the cash in hand. CONNECTIONS still needs the contract's cars (option).
-- The turn cap counts every turn begun, extra turns included; at the cap seats rank by contracts,
-  then money (part B). A winner at Central Station ranks first, the rest by the same keys.
+  possible; else the debtor sells cars or contracts at half price, its choice (「須以半價賣出
+  車輛或契約」, D14), and the rest is forgiven (D15, D20). Half prices round down to the smallest
+  note (5): CONNECTIONS 25 -> 10. Optional purchases need the cash in hand. CONNECTIONS buys the
+  contract alone, as the seed says; option `connections_cars` also requires and returns its cars.
+- The cap counts rounds (every seat's regular turn once; extra turns do not count); at the cap
+  seats rank by contracts, then money (part B). A winner at Central Station ranks first, the
+  rest by the same keys.
 """
 
 from engines.crossing.rules import CrossingRules

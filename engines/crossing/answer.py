@@ -6,11 +6,12 @@ from collections.abc import Mapping
 
 from engines.api import Seat
 from engines.crossing.data import CARS, Crew, Kind
-from engines.crossing.flow import arrive, ask_trade, run
+from engines.crossing.flow import arrive, ask_trade, run, train_shop
 from engines.crossing.legal import ENGINEER, half_price, teleport_targets
 from engines.crossing.state import Label, Op, Prompt, Task
 from engines.crossing.table import Table
 from engines.crossing.wire import (
+    Accept,
     Action,
     Buy,
     BuyCar,
@@ -85,6 +86,8 @@ def _single(t: Table, prompt: Prompt, action: Action) -> None:
         t.drop_car(prompt.seat, action.car, "villain")
     elif label is Label.DERAIL_CAR and isinstance(action, PickCar):
         t.drop_car(seat, action.car, "derail")
+    elif label is Label.TRAIN_SHOP and isinstance(action, Accept):
+        train_shop(t, seat)
     elif label is Label.DISCARD and isinstance(action, Discard):
         t.play_card(seat, action.card, "doubles")
     elif label is Label.ROUTE and isinstance(action, PickSpace):

@@ -57,10 +57,12 @@ def ask_trade(t: Table, seat: Seat, space: int, done: int) -> None:
 
 
 def _begin_turn(t: Table, task: Task) -> None:
-    if t.turns >= t.settings.turn_cap:
+    regular = task.amount == 0
+    if regular and t.regular_turns >= t.settings.round_cap * t.seats:
         t.end_game(Termination.TURN_LIMIT)
         return
     t.turns += 1
+    t.regular_turns += int(regular)
     t.new_turn(task.seat, task.amount)
     t.emit("turn", seat=task.seat, turn=t.turns, extra=task.amount)
     # One simultaneous decision before the roll: the active seat declares its plan while every
@@ -139,10 +141,8 @@ def _effect(t: Table, task: Task) -> None:
     if kind is Kind.CORNER_STATION and t.rack[seat][PASSENGER]:
         fee = t.board.passenger_fee * t.rack[seat][PASSENGER]
         t.then(*(Task(Op.DEBT, payer, other=seat, amount=fee) for payer in t.left_of(seat)))
-    elif kind is Kind.TRAIN_SHOP:
-        die = t.die()
-        t.emit("train_shop", seat=seat, die=die)
-        t.gain_from_yard(seat, t.board.face_car[die - 1], "train_shop")
+    elif kind is Kind.TRAIN_SHOP:  # 「可擲1顆骰子」: the roll is the player's choice
+        t.ask(Label.TRAIN_SHOP, seat, own=own)
     elif kind is Kind.TRADE:
         ask_trade(t, seat, space.index, 0)
     elif kind is Kind.ROLL_AGAIN and own:
@@ -182,6 +182,13 @@ def _effect(t: Table, task: Task) -> None:
         cars = t.settings.connections_cars
         if connections_options(t.board, t.stacks, t.rack[seat], t.money[seat], cars):
             t.ask(Label.CONNECTIONS, seat)
+
+
+def train_shop(t: Table, seat: Seat) -> None:
+    """Roll 1 die at TRAIN SHOP and take the car it names from the yards, free."""
+    die = t.die()
+    t.emit("train_shop", seat=seat, die=die)
+    t.gain_from_yard(seat, t.board.face_car[die - 1], "train_shop")
 
 
 def _derail(t: Table, seat: Seat, own: bool, took: bool) -> None:

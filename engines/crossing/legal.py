@@ -8,6 +8,7 @@ from engines.api import ListedSpace, Seat
 from engines.crossing.data import CARS, CREWS, Board, Contract, Crew, Kind
 from engines.crossing.state import CrewMode, CrossingState, Label, Player
 from engines.crossing.wire import (
+    Accept,
     Action,
     Buy,
     BuyCar,
@@ -89,11 +90,8 @@ def plan_actions(
         modes.append(CrewMode.SLOW_REVERSE)
     victims: list[int | None] = [None]
     if me.hand[VILLAIN]:
-        victims += [
-            s
-            for s, p in enumerate(players)
-            if s != seat and sum(p.rack) > 0 and p.position != board.start
-        ]
+        # 「其他任一玩家」: any other player, START or not; one with no car has none to drop.
+        victims += [s for s, p in enumerate(players) if s != seat and sum(p.rack) > 0]
     engineer = [False, True] if me.hand[ENGINEER] else [False]
     out: list[Roll | BuyCards] = [Roll(m, v, e) for m in modes for v in victims for e in engineer]
     if me.money >= board.crew_card_price and cards_left:
@@ -129,7 +127,9 @@ def legal_actions(state: CrossingState, seat: Seat) -> ListedSpace[Action]:
         actions = _cars(about)
     elif label is Label.DISCARD:
         actions = [Discard(card) for i, card in enumerate(CREWS) if me.hand[i]]
-    elif label in (Label.ROUTE, Label.ROUNDHOUSE, Label.TOWER_SPACE):
+    elif label is Label.ROUNDHOUSE:  # 「可將…移至」: may move, so staying is a choice
+        actions = [Pass(), *(PickSpace(s) for s in prompt.spaces)]
+    elif label in (Label.ROUTE, Label.TOWER_SPACE):
         actions = [PickSpace(s) for s in prompt.spaces]
         if label is Label.TOWER_SPACE:
             here = state.players[prompt.value].position
@@ -146,13 +146,16 @@ def legal_actions(state: CrossingState, seat: Seat) -> ListedSpace[Action]:
             board, state.stacks, me.rack, me.money, state.settings.connections_cars
         )
         actions = [Pass(), *_contracts(board, found)]
-    elif label is Label.DOUBLE_CROSS:
+    elif label is Label.DOUBLE_CROSS:  # 「可…拿取」: may take, so declining is a choice
         others = [s for s in range(len(state.players)) if s != seat]
-        actions = _contracts(board, [i for s in others for i in state.players[s].contracts])
+        taken = _contracts(board, [i for s in others for i in state.players[s].contracts])
+        actions = [Pass(), *taken]
+    elif label is Label.TRAIN_SHOP:  # 「可擲1顆骰子」: may roll
+        actions = [Accept(), Pass()]
     elif label is Label.TOWER_TARGET:
         actions = [Pass(), *(PickSeat(s) for s in range(len(state.players)) if s != seat)]
     elif label is Label.DISSATISFIED:
         actions = _contracts(board, me.contracts)
-    else:  # RAISE_CASH: cars first; contracts only once no car is left
-        actions = _cars(me) if sum(me.rack) else _contracts(board, me.contracts)
+    else:  # RAISE_CASH: 「須以半價賣出車輛或契約」, cars or contracts, the player's choice
+        actions = [*_cars(me), *_contracts(board, me.contracts)]
     return ListedSpace(tuple(actions), default)

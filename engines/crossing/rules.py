@@ -22,7 +22,7 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
 
     name = "crossing"
     title = "Double Crossing"
-    version = 1
+    version = 2
     seat_counts = (2, 3, 4, 5, 6)
     options_schema: ClassVar[tuple[Option, ...]] = OPTIONS
     presets: ClassVar[dict[str, dict[str, Json]]] = {
@@ -33,14 +33,14 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
             "loose_cars_take": "all",
             "villain_choice": "villain",
             "contract_sale_percent": 30,
-            "connections_cars": False,
+            "connections_cars": True,
             "extra_turn_cap": 1,
-            "turn_cap": 150,
+            "round_cap": 40,
         }
     }
     """Non-default option sets the conformance suite also plays."""
-    conformance_options: ClassVar[dict[str, Json]] = {"turn_cap": 60}
-    """Random bots rarely reach six contracts, so random matches run to the cap: 60 turns keep
+    conformance_options: ClassVar[dict[str, Json]] = {"round_cap": 12}
+    """Random bots rarely reach six contracts, so random matches run to the cap: 12 rounds keep
     the suite's 1,000 matches affordable; full-length matches run too (see the suite)."""
 
     def setup(self, seats: int, options: Mapping[str, object], rng: Rng) -> CrossingState:
@@ -62,6 +62,7 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
             piles=tuple(tuple(deck[k :: board.crew_piles]) for k in range(board.crew_piles)),
             discard=(0,) * len(CREWS),
             turns=0,
+            regular_turns=0,
             turn=TurnState(active=0),
             tasks=(),
             prompt=None,

@@ -12,12 +12,13 @@ from engines.events import Event
 
 OPTIONS: tuple[Option, ...] = (
     Option(
-        "turn_cap",
+        "round_cap",
         int,
-        400,
-        "turns (extra turns count) before the game ends on contracts, then money (part B)",
+        150,
+        "rounds (every seat's turn once; extra turns do not count) before the game ends on "
+        "contracts, then money (part B)",
         minimum=1,
-        maximum=1_000_000,
+        maximum=100_000,
     ),
     Option(
         "board",
@@ -84,8 +85,9 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "connections_cars",
         bool,
-        True,
-        "a contract bought at CONNECTIONS still needs and returns its cars (proposed)",
+        False,
+        "a contract bought at CONNECTIONS still needs and returns its cars (the seed says "
+        "nothing of cars: off by default)",
     ),
 )
 
@@ -94,8 +96,8 @@ OPTIONS: tuple[Option, ...] = (
 class Settings:
     """The resolved options of one match."""
 
-    turn_cap: int
-    """Turns begun (extra turns included) after which the game ends by part B."""
+    round_cap: int
+    """Rounds (every seat's regular turn once) after which the game ends by part B."""
     board: str
     """The packaged board file."""
     extra_turn_cap: int
@@ -119,7 +121,7 @@ class Settings:
     def of(options: Mapping[str, object]) -> Settings:
         """Settings from resolved options."""
         return Settings(
-            turn_cap=_int(options["turn_cap"]),
+            round_cap=_int(options["round_cap"]),
             board=str(options["board"]),
             extra_turn_cap=_int(options["extra_turn_cap"]),
             win_exact=options["win_central"] == "exact",
@@ -144,6 +146,7 @@ class Label(enum.Enum):
     DECLARE = "declare"
     VILLAIN_CAR = "villain_car"
     DISCARD = "discard"
+    TRAIN_SHOP = "train_shop"
     ROUTE = "route"
     BUY_CREW = "buy_crew"
     YARD = "yard"
@@ -289,6 +292,8 @@ class CrossingState:
     """Face-up discarded crew cards per type."""
     turns: int
     """Turns begun so far, extra turns included."""
+    regular_turns: int
+    """Regular turns begun so far (extra turns not counted): the round cap counts these."""
     turn: TurnState
     tasks: tuple[Task, ...]
     """Pending steps, the last runs first."""

@@ -45,6 +45,7 @@ class Table:
         self.piles = [list(p) for p in state.piles]
         self.discard = list(state.discard)
         self.turns = state.turns
+        self.regular_turns = state.regular_turns
         self.turn = state.turn
         self.tasks = list(state.tasks)
         self.prompt: Prompt | None = state.prompt
@@ -78,6 +79,7 @@ class Table:
             piles=tuple(tuple(p) for p in self.piles),
             discard=tuple(self.discard),
             turns=self.turns,
+            regular_turns=self.regular_turns,
             turn=self.turn,
             tasks=tuple(self.tasks),
             prompt=self.prompt,

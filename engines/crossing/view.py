@@ -135,7 +135,7 @@ def observe(state: CrossingState, viewer: Seat | None) -> dict[str, Json]:
         "board_name": board.name,
         "board": board_json(board.name) if acts_on_board(state, viewer) else None,
         "options": {
-            "turn_cap": settings.turn_cap,
+            "round_cap": settings.round_cap,
             "extra_turn_cap": settings.extra_turn_cap,
             "win_central": "exact" if settings.win_exact else "reach",
             "stops_per_turn": settings.stops_per_turn,
@@ -147,6 +147,7 @@ def observe(state: CrossingState, viewer: Seat | None) -> dict[str, Json]:
         },
         "turn": {
             "number": state.turns,
+            "round": (state.regular_turns - 1) // len(state.players) + 1,
             "active": turn.active,
             "chain": turn.chain,
             "crew": turn.crew.value,

@@ -10,6 +10,7 @@ Decisions (their labels) and who answers them:
     declare       before each roll, at once: the active seat (its plan) and every other seat
                   holding any crew card (Stop or pass)
     discard       the roller of a double (not double six): which crew card to give up
+    train_shop    whether to roll the die at TRAIN SHOP for a free car (the seed: "may roll")
     villain_car   the Villain's victim (or, by option, the Villain's player): which car to drop
     route         the mover, when a junction makes the end of the move a choice
     buy_crew      how many crew cards to buy (GOVT CONTRACT, CORNER STATION, or instead of a roll)
@@ -17,18 +18,20 @@ Decisions (their labels) and who answers them:
     trade         which contract to take at a TRADE space (again after each, up to the limit)
     connections   which contract to buy at half price at CONNECTIONS
     derail_car    which car to leave on an empty DERAIL space
-    double_cross  which other seat's contract to try to take
-    roundhouse    where to go after a double at ROUNDHOUSE
+    double_cross  which other seat's contract to try to take, or none (the seed: "may take")
+    roundhouse    where to go after a double at ROUNDHOUSE, or stay (the seed: "may move")
     tower_target  whose locomotive to move from CONTROL TOWER (or nobody)
     tower_space   where to send it
     dissatisfied  which contract to give back
     rack_limit    which car to sell when the rack holds one too many
-    raise_cash    which car (contracts only once no car is left) to sell to pay a debt
+    raise_cash    which car or contract to sell at half price to pay a debt
 
 Actions: one flat JSON object with a "type" key and snake_case keys, nothing else.
 
     {"type": "pass"}                      declare (not the active seat: no Stop), yard, trade,
-                                          connections, tower_target: decline
+                                          connections, tower_target, train_shop, double_cross,
+                                          roundhouse: decline (ROUNDHOUSE: stay)
+    {"type": "accept"}                    train_shop: roll the die for a free car
     {"type": "stop"}                      declare (not the active seat): play a Stop card
     {"type": "roll", "crew": C, "villain": S|null, "engineer": B}   ("villain" may be left out)
                                           declare (the active seat): roll to move. crew:
@@ -71,9 +74,10 @@ Observation (`observe` / `dump_observation`), the same keys for every viewer:
                   trade, roll_again, stop, pay_taxes, yard, crew_cards, corner_station, derail,
                   double_cross, roundhouse, control_tower, depot, dissatisfied_customer,
                   connections
-    options       {turn_cap, extra_turn_cap, win_central, stops_per_turn, duel_tie,
+    options       {round_cap, extra_turn_cap, win_central, stops_per_turn, duel_tie,
                    loose_cars_take, villain_choice, contract_sale_percent, connections_cars}
-    turn          {number (turns begun, extra turns included), active (seat), chain (extra
+    turn          {number (turns begun, extra turns included), round (the round of
+                   regular turns, 1 = every seat's first), active (seat), chain (extra
                    turns already chained), crew (C), engineer (declared), stops (Stop cards
                    played against it)}
     decision      null when the match is over, else {label, seats, about (the seat concerned:
@@ -130,6 +134,11 @@ from engines.errors import InvalidAction
 @dataclass(frozen=True, slots=True)
 class Pass:
     """Decline."""
+
+
+@dataclass(frozen=True, slots=True)
+class Accept:
+    """Carry out an optional effect (TRAIN SHOP: roll the die)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,8 +210,21 @@ class PickSeat:
 
 
 Action = (
-    Pass | PlayStop | Roll | BuyCards | Buy | BuyCar | PickCar | Discard | PickSpace | PickContract
-) | PickSeat
+    (
+        Pass
+        | PlayStop
+        | Roll
+        | BuyCards
+        | Buy
+        | BuyCar
+        | PickCar
+        | Discard
+        | PickSpace
+        | PickContract
+    )
+    | PickSeat
+    | Accept
+)
 
 E = TypeVar("E", Car, Crew, CrewMode)
 
@@ -221,6 +243,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "space": ("space",),
     "contract": ("contract",),
     "seat": ("seat",),
+    "accept": (),
 }
 
 
@@ -249,6 +272,8 @@ def dump_action(action: Action) -> dict[str, Json]:
             return {"type": "contract", "contract": contract}
         case PickSeat(seat):
             return {"type": "seat", "seat": seat}
+        case Accept():
+            return {"type": "accept"}
     raise TypeError(f"not a Double Crossing action: {action!r}")
 
 
@@ -312,6 +337,8 @@ def parse_action(seat: Seat, wire: object) -> Action:
             return Buy(_int(seat, wire, "count") or 0)
         case "buy_car":
             return BuyCar()
+        case "accept":
+            return Accept()
         case "car":
             return PickCar(_enum(seat, wire, "car", Car))
         case "discard":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engines.api import Outcome, Seat
 from engines.loyang import board, cardphase, turns
 from engines.loyang.actions import Action, PickOpponent, SetupSow
@@ -234,4 +236,13 @@ def outcome(state: LoyangState) -> Outcome | None:
         (float(f), float(p.cash), float(board.crops_held(p)))
         for f, p in zip(finals, state.players, strict=True)
     ]
-    return Outcome.from_keys(keys, finals)
+    result = Outcome.from_keys(keys, finals)
+    if state.config.solo:  # the seed rates the final score: 17, 18, 19
+        result = replace(result, rating=solo_rating(finals[0]))
+    return result
+
+
+def solo_rating(position: int) -> str:
+    """The solo game's verdict on a final Path position ("none" below the lowest rating)."""
+    earned = [name for floor, name in K.solo_ratings if position >= floor]
+    return earned[-1] if earned else "none"

@@ -78,14 +78,6 @@ OPTIONS = (
         "solo", bool, False, "solo variant with the 3x4 grid (1 seat only; implied with 1 seat)"
     ),
     Option(
-        "max_steps",
-        int,
-        30,
-        "steps a seat may take in one action turn before only 'end my turn' remains",
-        minimum=1,
-        maximum=1000,
-    ),
-    Option(
         "scoring_timing",
         str,
         Timing.OWN_TURN.value,
@@ -110,8 +102,9 @@ OPTIONS = (
     Option(
         "solo_discard_row",
         int,
-        1,
-        "solo: the grid row (1 = top) whose leftover cards are discarded each round (L19)",
+        2,
+        "solo: the grid row (1 = top) whose leftover cards are discarded each round "
+        "(the seed: row 2; research L19 reads row 1)",
         minimum=1,
         maximum=2,
     ),
@@ -142,7 +135,6 @@ def config_from(seats: int, options: Mapping[str, object]) -> Config:
         beginner=bool(options["beginner"]),
         two_player_rule=rule == "on" or (rule == "auto" and seats == 2),
         paired=bool(options["paired"]),
-        max_steps=int(options["max_steps"]),  # type: ignore[call-overload]
         timing=Timing(options["scoring_timing"]),
         strict_stock=options["shop_stock_mode"] == "strict",
         regular_max=int(options["regular_max_per_round"]),  # type: ignore[call-overload]
@@ -156,7 +148,7 @@ class LoyangRules(Rules[LoyangState, Action, dict[str, Json]]):
 
     name = "loyang"
     title = "At the Gates of Loyang"
-    version = 1
+    version = 2
     seat_counts = (1, 2, 3, 4)
     options_schema = OPTIONS
     presets: ClassVar[dict[str, dict[str, Json]]] = {

@@ -62,8 +62,6 @@ class Config:
     beginner: bool
     two_player_rule: bool
     paired: bool
-    max_steps: int
-    """Steps a seat may take in one action turn before only "end my turn" remains."""
     timing: Timing
     strict_stock: bool
     """Buying needs stock in your shop and selling needs a free space (research L2)."""

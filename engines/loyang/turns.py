@@ -82,7 +82,7 @@ def actions(state: LoyangState, seat: Seat) -> list[Action]:
     if turn.stage is Stage.ACT:
         return act_actions(state, turn, player)
     if turn.stage is Stage.KEEP:
-        return keep_actions(turn, player, turn.steps < state.config.max_steps)
+        return keep_actions(turn)
     if turn.stage is Stage.STORE:
         return store_actions(player)
     return score_actions(player)
@@ -101,11 +101,16 @@ def pay_actions(player: Player, strict: bool) -> list[Action]:
 
 
 def act_actions(state: LoyangState, turn: Turn, player: Player) -> list[Action]:
-    """Every step the seat can afford and carry out now, "end my turn" first."""
+    """Every step the seat can afford and carry out now, "end my turn" first.
+
+    Actions A-G may be taken any number of times (「A~G項行動執行時皆不限次數」), so no step
+    limit applies. None is needed to end a turn: every step spends something finite (a sale
+    or purchase loses money on the round trip, a trade empties a stall, a helper, customer, sowing
+    or pair is used up), so no position repeats; only voluntary loans (an option) can go on, and a
+    random player ends such a turn with probability 1.
+    """
     out: list[Action] = [EndTurn()]
     config = state.config
-    if turn.steps >= config.max_steps:
-        return out
     cart, cash = player.cart, player.cash
     kinds = [c for c in Crop if cart[c]]
     for f in player.fields:
@@ -140,21 +145,18 @@ def act_actions(state: LoyangState, turn: Turn, player: Player) -> list[Action]:
     return out
 
 
-def keep_actions(turn: Turn, player: Player, may_borrow: bool) -> list[Action]:
-    """What to keep of a drawn pair: nothing, one card, or both in either order (fields cost)."""
+def keep_actions(turn: Turn) -> list[Action]:
+    """What to keep of a drawn pair: nothing, one card, or both in either order.
+
+    A kept field costs 2 coins whatever the cash in hand: what is missing becomes money due,
+    raised by selling crops, a cash helper or a loan (「可立即透過銷售作物、幫手協助或辦理借款」).
+    """
     drawn = turn.drawn
     options: list[tuple[str, ...]] = [()]
     options += [(c,) for c in drawn]
     if len(drawn) == 2:
         options += [drawn, (drawn[1], drawn[0])]
-    out: list[Action] = [
-        Keep(o)
-        for o in options
-        if sum(K.common_field_cost for c in o if board.is_field(c)) <= player.cash
-    ]
-    if may_borrow and any(board.is_field(c) for c in drawn):
-        out.append(Loan())
-    return out
+    return [Keep(o) for o in options]
 
 
 def store_actions(player: Player) -> list[Action]:
@@ -290,7 +292,8 @@ def _step(
 def keep(state: LoyangState, seat: Seat, turn: Turn, player: Player, action: Keep) -> LoyangState:
     """Place the kept card(s), pay for fields among them, discard the rest."""
     cost = sum(K.common_field_cost for c in action.cards if board.is_field(c))
-    player = evolve(player, cash=player.cash - cost)
+    if cost:
+        player = board.pay_or_owe(player, cost, state.config.strict_stock)
     if action.cards:
         back = action.cards[1] if len(action.cards) == 2 else None
         player = board.place(player, action.cards[0], back, start_round_for(state, seat))
@@ -353,11 +356,7 @@ def normalize(state: LoyangState, seat: Seat) -> LoyangState:
         if turn is None or state.players[seat].due > 0:
             return state
         player = state.players[seat]
-        if turn.stage is Stage.ACT and turn.steps >= state.config.max_steps:
-            state = end_turn(state, seat)
-        elif turn.stage is Stage.STORE and (
-            not any(player.cart) or len(store_actions(player)) == 1
-        ):
+        if turn.stage is Stage.STORE and (not any(player.cart) or len(store_actions(player)) == 1):
             state = with_player(
                 state,
                 seat,

@@ -33,8 +33,9 @@ Actions (a flat object with a "type" and snake_case keys; only the keys listed a
     {"type": "buy_pair"}                            once per round: draw 2 cards face up
     {"type": "keep", "cards": [ID, ...]}            of the drawn pair: 0, 1 or 2 (front first)
     {"type": "loan"}                                5 coins now, 1 Path step back at the end;
-                                                    offered when money is due ("pay", or "keep"
-                                                    with a field), any time with voluntary_loans
+                                                    offered when money is due ("pay", after
+                                                    the sales and cash helpers), any time with
+                                                    voluntary_loans
     {"type": "upgrade"}                             storehouse 1 -> 4 spaces for 2 coins
     {"type": "store", "crop": C}                    end of turn: 1 crop from cart to storehouse
     {"type": "finish_storing"}                      the rest of the cart is sold to the shop

@@ -9,8 +9,10 @@ import pytest
 
 from engines.api import Termination
 from engines.crossing.data import BOARDS, CARS, Car, Crew
+from engines.crossing.scenario import SeatSetup, scenario
 from engines.crossing.state import CrossingState, Label
 from engines.crossing.wire import (
+    Accept,
     Buy,
     Discard,
     Pass,
@@ -25,7 +27,6 @@ from tests.crossing.build import (
     BOARD,
     RULES,
     act,
-    begin,
     board_variant,
     cars,
     contract_ids,
@@ -45,11 +46,9 @@ PARKING = ("O27", "O29", "O34", "O38", "O39", "O22")
 
 def neutral(seats: int = 4, active: int = 0, **options: object) -> CrossingState:
     """Everyone parked on plain spaces with 100, no cars, cards or contracts; `active` to play."""
-    state = begin(seats, 0, **options)
-    for seat in range(seats):
-        state = edit(state, seat, position=PARKING[seat], money=100, cars={}, hand={}, contracts=[])
-    state = replace(state, yards=BOARD.car_count, loose=tuple(() for _ in BOARD.spaces))
-    return turn_of(state, active)
+    empty = {"money": 100, "cars": {}, "hand": {}, "contracts": ()}
+    players = {s: SeatSetup(position=PARKING[s], **empty) for s in range(seats)}  # type: ignore[arg-type]
+    return scenario(seats, active=active, players=players, options=options)
 
 
 def active(state: CrossingState) -> int:
@@ -122,7 +121,9 @@ def test_seventh_car_from_the_train_shop_is_sold_at_half_price() -> None:
     state = edit(neutral(), 0, position="CENTRAL", cars=SIX)
     state = act(state, roll(), dice=(1, 3))  # CENTRAL -> O0 -> (O1 | I1) -> ... 4 steps
     assert label(state) is Label.ROUTE and set(state.prompt.spaces) == {space("O3"), space("I3")}  # type: ignore[union-attr]
-    state = act(state, PickSpace(space("I3")), dice=(6,))  # the train shop's die: a tank car
+    state = act(state, PickSpace(space("I3")))
+    assert label(state) is Label.TRAIN_SHOP
+    state = act(state, Accept(), dice=(6,))  # the train shop's die: a tank car
     state = _sell_seventh(state)
     assert cars(state, 0) == {"box": 2, "hopper": 2, "passenger": 1, "tank": 1}
 
@@ -463,11 +464,14 @@ def test_depot_pays_out_and_is_refilled() -> None:
 
 
 # 13 ------------------------------------------------------------------------------------------
-def test_insolvency_sells_cars_then_contracts_then_forgives_the_rest() -> None:
+def test_insolvency_sells_a_car_then_a_contract_then_forgives_the_rest() -> None:
     state = edit(neutral(), 0, position="O30", money=0, cars={"box": 1}, contracts=["A1"])
     state = act(state, roll(), dice=(1, 2))  # O33: tax 20
     assert label(state) is Label.RAISE_CASH
-    assert list(RULES.legal_actions(state, 0).listing() or []) == [PickCar(Car.BOX)]
+    assert list(RULES.legal_actions(state, 0).listing() or []) == [
+        PickCar(Car.BOX),
+        PickContract("A1"),
+    ]
     state = act(state, PickCar(Car.BOX))
     assert state.players[0].money == 5 and label(state) is Label.RAISE_CASH
     assert list(RULES.legal_actions(state, 0).listing() or []) == [PickContract("A1")]

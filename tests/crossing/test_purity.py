@@ -58,5 +58,5 @@ def test_a_whole_match_runs_with_file_access_forbidden(monkeypatch: pytest.Monke
     monkeypatch.setattr(importlib.resources, "files", forbidden)
     from engines.crossing import CrossingRules
 
-    _, final = play_checked(CrossingRules(), 3, 7, {"turn_cap": 60}, deep=False)
+    _, final = play_checked(CrossingRules(), 3, 7, {"round_cap": 15}, deep=False)
     assert final.termination is not None

@@ -125,8 +125,8 @@ def test_crew_piles_are_refilled_from_the_discards() -> None:
     assert sum(len(p) for p in state.piles) == 2 and state.discard == (0, 0, 0, 0)
 
 
-def test_the_turn_cap_ends_the_game_on_contracts_then_money() -> None:
-    state = replace(neutral(3, turn_cap=3), turns=0)
+def test_the_round_cap_ends_the_game_on_contracts_then_money() -> None:
+    state = replace(neutral(3, round_cap=1), turns=0, regular_turns=0)
     state = edit(state, 0, position="O19", money=50, contracts=["A1"])
     state = edit(state, 1, position="O24", money=80, contracts=["B1"])
     state = edit(state, 2, position="O31", money=500)

@@ -32,14 +32,15 @@ def test_a_pair_with_two_common_fields_costs_four_plus_the_pair_price() -> None:
     assert [(f.id, f.under) for f in me.fields if f.common] == [("CF02", "CF01")]
 
 
-def test_keeping_fields_needs_the_money_but_a_loan_may_raise_it() -> None:
+def test_keeping_fields_beyond_the_cash_makes_money_due_with_nothing_to_sell_a_loan() -> None:
     me = blank(cash=4, stalls=(Stall("MS01", crops(pumpkin=1)),))
     state = act(acting([me, blank()], deck=("CF01", "CF02")), 0, {"type": "buy_pair"})
     options = legal(state, 0)
-    assert {"type": "keep", "cards": ["CF01", "CF02"]} not in options
-    assert {"type": "keep", "cards": ["CF01"]} in options and {"type": "loan"} in options
-    state = act(state, 0, {"type": "loan"})
-    assert {"type": "keep", "cards": ["CF01", "CF02"]} in legal(state, 0)
+    assert {"type": "keep", "cards": ["CF01", "CF02"]} in options
+    assert {"type": "loan"} not in options
+    state = act(state, 0, {"type": "keep", "cards": ["CF01", "CF02"]})
+    me = state.players[0]  # 3 coins for 4 due, nothing to sell: the loan is taken at once
+    assert (me.cash, me.loans, me.due) == (3 + 5 - 4, 1, 0)
 
 
 def test_loans_only_when_money_is_due_unless_voluntary_loans_is_on() -> None:

@@ -17,7 +17,7 @@ from tests.loyang.support import RULES
     [
         (3, {"scoring_timing": "end_of_round"}),
         (2, {"shop_stock_mode": "strict", "voluntary_loans": True}),
-        (4, {"max_steps": 3, "regular_max_per_round": 1}),
+        (4, {"regular_max_per_round": 1}),
         (4, {"paired": True, "scoring_timing": "end_of_round"}),
         (1, {"solo_discard_row": 2}),
         (2, {"two_player_rule": "off", "beginner": True}),

@@ -170,7 +170,7 @@ def test_with_nothing_to_sell_a_loan_is_taken_at_once() -> None:
 
 
 def test_solo_grid_prices_rows_and_refills() -> None:
-    state = fresh(1)
+    state = fresh(1, solo_discard_row=1)
     state = act(state, 0, {"type": "setup_sow", "crop": "wheat"})
     assert state.phase is Phase.CARD and len(state.grid) == 12
     assert RULES.decision(state).label == "grid"  # type: ignore[union-attr]
@@ -202,7 +202,7 @@ def test_solo_grid_prices_rows_and_refills() -> None:
     assert state.players[0].cash == 0
     assert [h.card for h in state.players[0].helpers] == ["H04"]
     assert [s.card for s in state.players[0].stalls] == ["MS01"]
-    assert state.discard == ("H01", "H02", "H03")  # the rest of the top row (research L19)
+    assert state.discard == ("H01", "H02", "H03")  # the rest of the top row (option, L19)
     assert state.grid == (
         "MS04", "H05", "H06",
         "CC01", "MS02", "MS03",

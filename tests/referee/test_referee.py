@@ -441,7 +441,7 @@ def test_a_bot_that_never_connects_times_out_and_forfeits(fresh_database_url: st
 
 @pytest.mark.parametrize(
     ("game", "seats", "options"),
-    [("crossing", 3, {"turn_cap": 25}), ("loyang", 2, {}), ("loyang", 1, {})],
+    [("crossing", 3, {"round_cap": 8}), ("loyang", 2, {}), ("loyang", 1, {})],
 )
 def test_full_match_of_every_game_over_the_wire(
     fresh_database_url: str, game: str, seats: int, options: dict[str, object]
