@@ -54,8 +54,9 @@ _EXACT_LIMIT = 12
 _BLOCK_PLAYERS = 12
 # Search nodes per block: bounds the time of a pathological block, keeping the best found.
 _BLOCK_BUDGET = 4_000
-# Search nodes for all the repairs of one round together.
-_REPAIR_BUDGET = 40_000
+# Search nodes for all the repairs of one round together, and for the quick first repair.
+_REPAIR_BUDGET = 12_000
+_QUICK_REPAIR = 2_000
 # How far down the standings the greedy fold looks for a player not met yet.
 _WINDOW = 24
 _REPAIR_PASSES = 3
@@ -65,7 +66,7 @@ _REACH = 16
 _FREE_BUDGET = 20_000
 _FREE_RESTARTS = 4
 _FREE_LIMIT = 400
-# Passes of pairwise re-solving that bring the score spread down after that search.
+# Passes of pairwise swaps that bring the score spread down after that search.
 _POLISH_PASSES = 3
 _POLISH_REACH = 3
 # Scores are compared in whole units: exact for every match-point value.
@@ -252,16 +253,22 @@ class _Field:
         return groups
 
     def seat_large(self, groups: list[_Group], plan: TablePlan, seed: int) -> list[_Group]:
-        """Repair the fold; if a repeat is left, search for a rematch-free seating and polish it."""
+        """Repair the fold; if a repeat is left, search for a rematch-free seating and polish it;
+        failing that, spend the rest of the repair budget on fewer repeats."""
         has_byes = any(kind == _Kind.BYE for kind, _ in groups)
         bound = 0 if has_byes else repeat_lower_bound(self.met, min(plan.sizes))
-        if self.total(groups)[0] > bound or self.total(groups)[1]:
-            groups = self.repair(groups, bound)
-        repeats = self.total(groups)[0]
-        if repeats == 0 or bound > 0 or self.size > _FREE_LIMIT:
-            return groups  # no repeat, or provably some (the bound), or too big to search whole
-        free = self._rematch_free(groups, plan, seed)
-        return groups if free is None else self.polish(free)
+        self.nodes = 0
+        repeats, unfair = self.total(groups)[:2]
+        if repeats > bound or unfair:
+            groups = self.repair(groups, bound, _QUICK_REPAIR)
+            repeats, unfair = self.total(groups)[:2]
+        if repeats > 0 and bound == 0 and self.size <= _FREE_LIMIT:
+            free = self._rematch_free(groups, plan, seed)
+            if free is not None:
+                return self.polish(free)
+        if repeats > bound or unfair:
+            groups = self.repair(groups, bound, _REPAIR_BUDGET)
+        return groups
 
     def _rematch_free(
         self, groups: list[_Group], plan: TablePlan, seed: int
@@ -293,32 +300,53 @@ class _Field:
         return None
 
     def polish(self, groups: list[_Group]) -> list[_Group]:
-        """Re-solve pairs of nearby groups exactly while that lowers the cost."""
+        """Swap players between nearby groups while a swap lowers the pair's cost."""
         groups = sorted(groups, key=lambda g: sum(g[1]) / len(g[1]))
+        costs = [self.cost(*g) for g in groups]
         for _ in range(_POLISH_PASSES):
             improved = False
             for g in range(len(groups)):
                 for other in range(g + 1, min(len(groups), g + 1 + _POLISH_REACH)):
-                    solved = self.search([groups[g], groups[other]], _BLOCK_BUDGET)
-                    if solved is not None:
-                        groups[g], groups[other] = solved
+                    if self._swap(groups, costs, g, other):
                         improved = True
             if not improved:
                 break
         return groups
 
-    def repair(self, groups: list[_Group], bound: int) -> list[_Group]:
+    def _swap(self, groups: list[_Group], costs: list[_Cost], g: int, h: int) -> bool:
+        """The best single swap of a player of group `g` with one of group `h`, if it helps."""
+        (kind_g, mine), (kind_h, theirs) = groups[g], groups[h]
+        now = _add(costs[g], costs[h])
+        best: tuple[_Cost, list[int], list[int], _Cost, _Cost] | None = None
+        for a in mine:
+            rest_g = [m for m in mine if m != a]
+            for b in theirs:
+                new_g = sorted([*rest_g, b])
+                cost_g = self.cost(kind_g, new_g)
+                if cost_g[0] > now[0]:
+                    continue
+                new_h = sorted([*(m for m in theirs if m != b), a])
+                cost_h = self.cost(kind_h, new_h)
+                total = _add(cost_g, cost_h)
+                if total < now and (best is None or total < best[0]):
+                    best = (total, new_g, new_h, cost_g, cost_h)
+        if best is None:
+            return False
+        _, new_g, new_h, costs[g], costs[h] = best
+        groups[g], groups[h] = (kind_g, new_g), (kind_h, new_h)
+        return True
+
+    def repair(self, groups: list[_Group], bound: int, budget: int) -> list[_Group]:
         """Re-solve each group that has a repeat or an unfair seat together with nearby groups,
-        until the repeats reach `bound` or the round's repair budget is spent."""
+        until the repeats reach `bound` or the round has spent `budget` search nodes."""
         costs = [self.cost(kind, members) for kind, members in groups]
-        self.nodes = 0
         for _ in range(_REPAIR_PASSES):
             improved = False
             for g in range(len(groups)):
                 for block in self._blocks(groups, g):
                     if costs[g][0] == 0 and costs[g][1] == 0:
                         break
-                    if self.nodes > _REPAIR_BUDGET:
+                    if self.nodes > budget:
                         return groups
                     if sum(c[0] for c in costs) <= bound and not any(c[1] for c in costs):
                         return groups  # no fewer repeats are possible
