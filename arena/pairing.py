@@ -262,16 +262,20 @@ class _Field:
         if repeats > bound or unfair:
             groups = self.repair(groups, bound, _QUICK_REPAIR)
             repeats, unfair = self.total(groups)[:2]
-        if repeats > 0 and bound == 0 and self.size <= _FREE_LIMIT:
-            free = self._rematch_free(groups, plan, seed)
+        want = plan.byes + sum(plan.short)
+        fair_bound = max(0, want - sum(1 for d in self.disadvantaged if d == 0))
+        if ((repeats > 0 and bound == 0) or unfair > fair_bound) and self.size <= _FREE_LIMIT:
+            free = self._rematch_free(groups, plan, seed, fair_only=repeats == 0)
             if free is not None:
-                return self.polish(free)
+                free = self.polish(free)
+                if self.total(free) < self.total(groups):
+                    return free
         if repeats > bound or unfair:
             groups = self.repair(groups, bound, _REPAIR_BUDGET)
         return groups
 
     def _rematch_free(
-        self, groups: list[_Group], plan: TablePlan, seed: int
+        self, groups: list[_Group], plan: TablePlan, seed: int, fair_only: bool
     ) -> list[_Group] | None:
         slots: Counter[Slot] = Counter(
             (int(kind), len(m)) for kind, m in groups if kind != _Kind.BYE
@@ -280,6 +284,8 @@ class _Field:
         fresh = [d == 0 for d in self.disadvantaged]
         # First with short seats and byes only for those who have had none, then without.
         tries: list[list[bool] | None] = [fresh, None] if sum(fresh) >= want else [None]
+        if fair_only:
+            tries = tries[:1] if sum(fresh) >= want else []
         for eligible in tries:
             verdict = find_rematch_free(
                 self.met,
