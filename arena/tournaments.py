@@ -23,10 +23,19 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 import engines
-from arena import metrics
+from arena import metrics, skill
 from arena.clock import Clock
+from arena.formats import (
+    Format,
+    RatingSystem,
+    default_rounds,
+    pair_round_robin,
+    parse_format,
+    parse_rating_system,
+)
 from arena.pairing import History, RoundResult, TableResult, pair_round, standings
-from arena.ratings import DEFAULT_K, DEFAULT_RATING, elo_deltas, rate_round
+from arena.ratings import DEFAULT_K, DEFAULT_RATING, elo_deltas, provisional_k, rate_round
+from arena.standings import to_units
 from arena.storage import Database
 from arena.storage.sql import query
 
@@ -77,6 +86,8 @@ class StandingRow:
     rating: float
     byes: int
     rounds_played: int
+    withdrawn: bool = False
+    """Whether the bot has left the tournament (it keeps its place in the standings)."""
 
 
 # -- creating ------------------------------------------------------------------------------------
@@ -87,24 +98,39 @@ async def create_tournament(
     game: str,
     bot_names: Sequence[str],
     table_size: int,
-    rounds: int,
+    rounds: int | None,
     clock: Clock,
     options: dict[str, Any] | None = None,
     starts_at: datetime | None = None,
     seed: int = 0,
+    format: Format | str = Format.SWISS,
+    rating_system: RatingSystem | str = RatingSystem.ELO,
+    forfeit_limit: int | None = None,
 ) -> int:
-    """Validate and store a scheduled tournament; `ValueError`/`EngineError` name what is wrong."""
+    """Validate and store a scheduled tournament; `ValueError`/`EngineError` name what is wrong.
+
+    `rounds` None (or 0) picks `default_rounds` for the field; `forfeit_limit` withdraws a bot
+    once it has forfeited that many matches of the tournament.
+    """
     rules = engines.get(game)
     if table_size not in rules.seat_counts:
         raise ValueError(
             f"table size {table_size} is not a seat count of {game} {list(rules.seat_counts)}"
         )
-    if rounds < 1:
-        raise ValueError("a tournament needs at least one round")
+    format_ = parse_format(str(format))
+    system = parse_rating_system(str(rating_system))
+    if rounds is not None and rounds < 0:
+        raise ValueError(f"rounds must be at least 1 (or 0 to choose), got {rounds}")
+    if forfeit_limit is not None and forfeit_limit < 1:
+        raise ValueError(f"the forfeit limit must be at least 1, got {forfeit_limit}")
     if len(set(bot_names)) != len(bot_names):
         raise ValueError("a bot may enter only once")
-    if len(bot_names) < min(rules.seat_counts):
-        raise ValueError(f"{game} needs at least {min(rules.seat_counts)} entrants")
+    smallest = min((s for s in rules.seat_counts if s >= 2), default=2)
+    if len(bot_names) < smallest:
+        raise ValueError(
+            f"{game} needs at least {smallest} entrants to fill one table; got {len(bot_names)}"
+        )
+    rounds = rounds or default_rounds(len(bot_names), table_size, format_)
     resolved = rules.resolve_options(options or {})
     bot_ids = []
     for bot in bot_names:
@@ -113,7 +139,7 @@ async def create_tournament(
             raise LookupError(f"unknown bot {bot!r}")
         bot_ids.append(row.id)
     params = {
-        "name": name or f"{game} swiss",
+        "name": name or f"{game} {format_.value.replace('_', '-')}",
         "game": game,
         "options": Jsonb(resolved),
         "table_size": table_size,
@@ -121,6 +147,9 @@ async def create_tournament(
         "clock": Jsonb(clock.to_json()),
         "starts_at": starts_at or datetime.now(UTC),
         "seed": seed or secrets.randbits(62),
+        "format": format_.value,
+        "rating_system": system.value,
+        "forfeit_limit": forfeit_limit,
     }
     async with db.transaction("create tournament") as conn:
         cursor = await conn.execute(query("create_tournament"), params)
@@ -179,9 +208,15 @@ async def pair(db: Database, tournament_id: int, round_no: int) -> tuple[Table, 
     began = time.perf_counter()
     info = await tournament(db, tournament_id)
     assert info is not None
+    if info["forfeit_limit"] is not None:
+        async with db.transaction(f"withdraw forfeiters before round {round_no}") as conn:
+            await conn.execute(
+                query("withdraw_forfeiters"), {"tournament_id": tournament_id, "round_no": round_no}
+            )
     entrants, history = await _standings_and_history(db, tournament_id, info, round_no)
     rules = engines.get(info["game"])
-    pairing = pair_round(
+    pair_with = pair_round_robin if info["format"] == Format.ROUND_ROBIN else pair_round
+    pairing = pair_with(
         entrants, history, info["table_size"], rules.seat_counts, info["seed"], round_no
     )
     metrics.PAIRING_SECONDS.observe(time.perf_counter() - began)
@@ -282,10 +317,15 @@ async def _rate_round(
         cursor = await conn.execute(query("mark_rated"), {"match_id": table.match_id})
         if await cursor.fetchone() is not None:  # rated exactly once, here
             to_rate.append(table)
+    played = {b: before.get(b, (DEFAULT_RATING, 0))[1] for b in bots}
     per_match = {
-        t.match_id: rate_round(ratings, [list(zip(t.bot_ids, t.ranks, strict=True))], k)
+        t.match_id: rate_round(ratings, [list(zip(t.bot_ids, t.ranks, strict=True))], k, played)
         for t in to_rate
     }
+    if to_rate and await _rating_system(conn, tournament_id) == RatingSystem.OPENSKILL:
+        await skill.rate_tables(
+            conn, game, [list(zip(t.bot_ids, t.ranks, strict=True)) for t in to_rate]
+        )
     totals: dict[int, float] = {}
     for match_id, deltas in per_match.items():
         for bot, delta in deltas.items():
@@ -316,6 +356,12 @@ async def _rate_round(
         )
 
 
+async def _rating_system(conn: Any, tournament_id: int) -> RatingSystem:
+    cursor = await conn.execute(query("tournament"), {"tournament_id": tournament_id})
+    row = await cursor.fetchone()
+    return RatingSystem(row[14]) if row is not None else RatingSystem.ELO
+
+
 async def rate_match(db: Database, match_id: int, k: float = DEFAULT_K) -> dict[int, float]:
     """Rate a finished ad-hoc match once; returns bot id -> change ({} if it was not rated now)."""
     began = time.perf_counter()
@@ -331,7 +377,8 @@ async def rate_match(db: Database, match_id: int, k: float = DEFAULT_K) -> dict[
         cursor = await conn.execute(query("ratings_for_update"), {"game": game, "bot_ids": bots})
         before = {int(r[0]): (float(r[1]), int(r[2])) for r in await cursor.fetchall()}
         current = [before.get(b, (DEFAULT_RATING, 0))[0] for b in bots]
-        deltas = elo_deltas(current, [r for _, r in seats], k)
+        ks = [provisional_k(before.get(b, (DEFAULT_RATING, 0))[1], k) for b in bots]
+        deltas = elo_deltas(current, [r for _, r in seats], ks)
         await conn.execute(query("mark_rated"), {"match_id": match_id})
         for bot, old, delta in zip(bots, current, deltas, strict=True):
             await conn.execute(
@@ -398,10 +445,18 @@ async def _ratings(db: Database, game: str, bots: list[int]) -> dict[int, float]
         return {int(r[0]): float(r[1]) for r in await cursor.fetchall()}
 
 
+async def _active_ids(db: Database, tournament_id: int, round_no: int) -> list[int]:
+    async with db.transaction("read active entries") as conn:
+        cursor = await conn.execute(
+            query("active_entry_bots"), {"tournament_id": tournament_id, "round_no": round_no}
+        )
+        return [int(r[0]) for r in await cursor.fetchall()]
+
+
 async def _standings_and_history(
     db: Database, tournament_id: int, info: dict[str, Any], round_no: int
 ) -> tuple[tuple[Any, ...], History]:
-    bots = await _entry_ids(db, tournament_id)
+    bots = await _active_ids(db, tournament_id, round_no)
     results = await _results(db, tournament_id, info, round_no)
     ratings = await _ratings(db, info["game"], bots)
     history = History()
@@ -420,22 +475,33 @@ async def update_standings(db: Database, tournament_id: int) -> None:
     results = await _results(db, tournament_id, info, upto)
     entrants = standings(bots, results, await _ratings(db, info["game"], bots))
     played = {b: 0 for b in bots}
+    opponents = {b: 0 for b in bots}
+    opponents_points = {b: 0 for b in bots}
+    score_of = {e.bot: e.score for e in entrants}
     for result in results:
         for table in result.tables:
             for bot in table.bots:
                 played[bot] += 1
+                for other in table.bots:
+                    if other != bot:
+                        opponents[bot] += 1
+                        opponents_points[bot] += to_units(score_of[other])
     async with db.transaction("update standings") as conn:
+        await conn.execute(query("link_matches"), {"tournament_id": tournament_id})
         for e in entrants:
             await conn.execute(
                 query("upsert_standing"),
                 {
                     "tournament_id": tournament_id,
                     "bot_id": e.bot,
-                    "score": e.score,
-                    "tiebreak": e.tiebreak,
+                    "score": float(e.score),
+                    "tiebreak": float(e.tiebreak),
                     "byes": e.byes,
                     "short_tables": e.short_tables,
                     "rounds_played": played[e.bot],
+                    "points": to_units(e.score),
+                    "opponents_points": opponents_points[e.bot],
+                    "opponents": opponents[e.bot],
                 },
             )
 
@@ -461,16 +527,26 @@ async def standings_of(db: Database, tournament_id: int) -> list[StandingRow]:
             r["rating"],
             r["byes"],
             r["rounds_played"],
+            r["withdrawn_round"] is not None,
         )
         for i, r in enumerate(rows)
     ]
 
 
-async def leaderboard(db: Database, game: str, limit: int = 20) -> list[dict[str, Any]]:
-    """The top bots of a game by rating."""
+async def leaderboard(
+    db: Database, game: str, limit: int = 20, system: RatingSystem | str = RatingSystem.ELO
+) -> list[dict[str, Any]]:
+    """The top bots of a game by Elo rating, or by OpenSkill's conservative mu - 3 sigma."""
+    chosen = parse_rating_system(str(system))
+    sql = query("leaderboard") if chosen == RatingSystem.ELO else query("skill_leaderboard")
+    params = {"game": game, "limit": limit, "system": chosen.value}
     async with db.transaction("read leaderboard") as conn, conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(query("leaderboard"), {"game": game, "limit": limit})
-        return await cur.fetchall()
+        await cur.execute(sql, params)
+        rows = await cur.fetchall()
+    if chosen != RatingSystem.ELO:
+        for row in rows:
+            row["rating"] = row["ordinal"]
+    return rows
 
 
 async def progress(db: Database, tournament_id: int) -> tuple[int, int]:

@@ -4,7 +4,8 @@ Part 1, the hard cases: whole seeded Swisses (16 at 4 seats for 12 rounds, 24 at
 120 at 6 for 8), one line per round with the pairing time, the repeats seated, the lower bound
 on repeats, and the mean score spread within a table (in match points). Goal: every pairing of
 up to 1,000 entrants under 100 ms. Part 2: 1,000 and 10,000 entrants (goal under 1 s) after a
-few rounds with seeded random results, so the timed round has a real history to avoid. The baseline, timed in the same run, is a plain fold: sort by standing and cut into
+few rounds with seeded random results, so the timed round has a real history to avoid.
+The baseline, timed in the same run, is a plain fold: sort by standing and cut into
 tables with no repeat avoidance. Machines are shared and noisy, so the ratio is the number to
 compare across runs; each timing is the best of a few repeats.
 """

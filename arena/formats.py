@@ -1,0 +1,82 @@
+"""Tournament formats (Swiss, round-robin), rating systems, and the default number of rounds."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from enum import StrEnum
+from fractions import Fraction
+
+from arena.pairing import Entrant, History, Pairing, pair_round
+
+
+class Format(StrEnum):
+    """How a round's tables are formed."""
+
+    SWISS = "swiss"
+    """By score: tables of bots on similar scores who have not met."""
+    ROUND_ROBIN = "round_robin"
+    """Regardless of score: every pair of entrants meets as evenly as the rounds allow."""
+
+
+class RatingSystem(StrEnum):
+    """Which rating a tournament's results update (Elo is always kept as well)."""
+
+    ELO = "elo"
+    OPENSKILL = "openskill"
+
+
+def parse_format(value: str) -> Format:
+    """`value` as a `Format`, or a `ValueError` listing the formats."""
+    try:
+        return Format(value or Format.SWISS)
+    except ValueError:
+        raise ValueError(
+            f"unknown format {value!r}; choose one of {[f.value for f in Format]}"
+        ) from None
+
+
+def parse_rating_system(value: str) -> RatingSystem:
+    """`value` as a `RatingSystem`, or a `ValueError` listing the systems."""
+    try:
+        return RatingSystem(value or RatingSystem.ELO)
+    except ValueError:
+        raise ValueError(
+            f"unknown rating system {value!r}; choose one of {[r.value for r in RatingSystem]}"
+        ) from None
+
+
+def round_robin_rounds(entrants: int, table_size: int) -> int:
+    """Rounds in which every entrant can meet every other once: ceil((n - 1) / (seats - 1))."""
+    return max(1, math.ceil((entrants - 1) / (table_size - 1)))
+
+
+def default_rounds(entrants: int, table_size: int, format_: Format) -> int:
+    """Rounds when the organiser gives none.
+
+    Round-robin: `round_robin_rounds`. Swiss: enough rounds for one table winner to stand alone
+    if winners kept meeting (ceil(log_seats(n))) plus two to sort the places behind, at least 3,
+    and never more than a round-robin would need.
+    """
+    full = round_robin_rounds(entrants, table_size)
+    if format_ == Format.ROUND_ROBIN:
+        return full
+    if entrants <= table_size:
+        return min(3, full) if entrants > 1 else 1
+    swiss = math.ceil(math.log(entrants) / math.log(table_size) - 1e-9) + 2
+    return max(1, min(full, max(3, swiss)))
+
+
+def pair_round_robin(
+    entrants: Sequence[Entrant],
+    history: History,
+    table_size: int,
+    allowed_sizes: Iterable[int],
+    seed: int,
+    round_no: int,
+) -> Pairing:
+    """A round-robin round: the Swiss pairing with every score equal, so only the meetings so far
+    (fewest repeats, then the rarest pairs) and short seats decide the tables."""
+    level = [replace(e, score=Fraction(0), tiebreak=Fraction(0), rating=0.0) for e in entrants]
+    return pair_round(level, history, table_size, allowed_sizes, seed, round_no)

@@ -1,0 +1,33 @@
+-- Tournaments an organiser can trust: formats, a rating system per tournament, withdrawals and
+-- late entries, exact standings (whole 1/120 points) and a second, multiplayer rating system.
+ALTER TABLE tournaments
+    ADD COLUMN format text NOT NULL DEFAULT 'swiss',
+    ADD COLUMN rating_system text NOT NULL DEFAULT 'elo',
+    ADD COLUMN forfeit_limit integer,
+    ADD CONSTRAINT tournaments_format_check CHECK (format IN ('swiss', 'round_robin')),
+    ADD CONSTRAINT tournaments_rating_system_check CHECK (rating_system IN ('elo', 'openskill')),
+    ADD CONSTRAINT tournaments_forfeit_limit_check CHECK (forfeit_limit > 0);
+
+ALTER TABLE entries
+    ADD COLUMN joined_round integer NOT NULL DEFAULT 1,
+    ADD COLUMN withdrawn_round integer,
+    ADD CONSTRAINT entries_rounds_check CHECK (
+        joined_round > 0 AND (withdrawn_round IS NULL OR withdrawn_round > 0)
+    );
+
+ALTER TABLE standings
+    ADD COLUMN points bigint NOT NULL DEFAULT 0,
+    ADD COLUMN opponents_points bigint NOT NULL DEFAULT 0,
+    ADD COLUMN opponents integer NOT NULL DEFAULT 0;
+
+CREATE TABLE skill_ratings (
+    bot_id bigint NOT NULL REFERENCES bots (id),
+    game text NOT NULL,
+    system text NOT NULL,
+    mu double precision NOT NULL,
+    sigma double precision NOT NULL,
+    games integer NOT NULL DEFAULT 0,
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (bot_id, game, system)
+);
+CREATE INDEX skill_ratings_leaderboard_idx ON skill_ratings (game, system, mu DESC);
