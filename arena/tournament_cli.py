@@ -18,6 +18,7 @@ from typing import Any
 import grpc
 
 import engines
+from arena import entrant_cli
 from arena.clock import seconds, to_duration
 from arena.render import Paint
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
@@ -46,6 +47,9 @@ async def create(args: argparse.Namespace) -> int:
         rounds=args.rounds,
         seed=args.seed,
         clock=common_pb2.Clock(per_decision=to_duration(seconds(args.per_decision))),
+        format=entrant_cli.FORMATS[args.format],
+        rating_system=entrant_cli.RATING_SYSTEMS[args.rating_system],
+        forfeit_limit=args.forfeit_limit,
     )
     request.starts_at.FromDatetime(datetime.now(UTC) + timedelta(seconds=args.start_in))
     async with grpc.aio.insecure_channel(_address(args)) as channel:
@@ -55,7 +59,7 @@ async def create(args: argparse.Namespace) -> int:
         print(tournament.tournament_id)
     else:
         print(
-            f"tournament {tournament.tournament_id} scheduled: {args.rounds} rounds of "
+            f"tournament {tournament.tournament_id} scheduled: {tournament.rounds} rounds of "
             f"{args.game} at {args.table_size}-seat tables, {len(request.bots)} bots, starting "
             f"{tournament.starts_at.ToDatetime():%H:%M:%S} UTC"
         )
@@ -159,7 +163,11 @@ async def leaderboard(args: argparse.Namespace) -> int:
     async with grpc.aio.insecure_channel(_address(args)) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
         board = await api.GetLeaderboard(
-            arena_pb2.GetLeaderboardRequest(game=args.game, limit=args.limit)
+            arena_pb2.GetLeaderboardRequest(
+                game=args.game,
+                limit=args.limit,
+                rating_system=entrant_cli.RATING_SYSTEMS[args.rating_system],
+            )
         )
     print("\n".join(leaderboard_lines(board, Paint())))
     return 0
@@ -167,6 +175,17 @@ async def leaderboard(args: argparse.Namespace) -> int:
 
 def leaderboard_lines(board: arena_pb2.Leaderboard, paint: Paint) -> list[str]:
     """A leaderboard as a table."""
+    if board.rating_system == arena_pb2.RATING_SYSTEM_OPENSKILL:
+        lines = [
+            paint.bold(f"OpenSkill leaderboard: {board.game} (mu - 3 sigma)"),
+            f"  {'#':>3} {'bot':<16} {'rating':>7} {'mu':>6} {'sigma':>6} {'games':>5}",
+        ]
+        for e in board.entries:
+            lines.append(
+                f"  {e.position:>3} {e.bot:<16} {e.rating:>7.2f} {e.mu:>6.2f} {e.sigma:>6.2f}"
+                f" {e.games:>5}"
+            )
+        return lines
     lines = [
         paint.bold(f"Elo leaderboard: {board.game}"),
         f"  {'#':>3} {'bot':<16} {'rating':>7} {'games':>5}",
@@ -348,7 +367,7 @@ def add_commands(sub: Any) -> None:
     c.add_argument("--bots", required=True, help="entrants by name, comma-separated")
     c.add_argument("--name", default="")
     c.add_argument("--table-size", type=int, default=4)
-    c.add_argument("--rounds", type=int, default=5)
+    c.add_argument("--rounds", type=int, default=0, help="0 chooses from the field size")
     c.add_argument("--per-decision", type=float, default=5.0)
     c.add_argument("--start-in", type=float, default=0.0, help="seconds from now")
     c.add_argument("--seed", type=int, default=0)
@@ -392,3 +411,4 @@ def add_commands(sub: Any) -> None:
     d.add_argument("--timeout", type=float, default=900)
     d.add_argument("--data-dir", default="", help="keep the services' files here")
     d.set_defaults(func=demo)
+    entrant_cli.add_commands(t_sub, c, lb)

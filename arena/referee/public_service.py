@@ -15,7 +15,7 @@ import grpc
 from google.protobuf import json_format
 
 import engines
-from arena import metrics, tournaments, wire
+from arena import entries, metrics, tournaments, wire
 from arena.auth import bearer, new_token, same_token, token_hash
 from arena.clock import Clock
 from arena.referee import requests
@@ -43,6 +43,13 @@ TOURNAMENT_STATUSES = {
 }
 TOURNAMENT_STATUS_NAMES = {v: k for k, v in TOURNAMENT_STATUSES.items()}
 Context = grpc.aio.ServicerContext[Any, Any]
+
+
+# Tournament formats and rating systems: wire enum value <-> stored name.
+FORMATS = {0: "swiss", 1: "swiss", 2: "round_robin"}
+FORMAT_CODES = {"swiss": 1, "round_robin": 2}
+RATING_SYSTEMS = {0: "elo", 1: "elo", 2: "openskill"}
+RATING_SYSTEM_CODES = {"elo": 1, "openskill": 2}
 
 
 async def _fail(context: Context, method: str, code: grpc.StatusCode, message: str) -> NoReturn:
@@ -343,6 +350,9 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 options=options,
                 starts_at=starts,
                 seed=request.seed,
+                format=FORMATS.get(request.format, str(request.format)),
+                rating_system=RATING_SYSTEMS.get(request.rating_system, str(request.rating_system)),
+                forfeit_limit=request.forfeit_limit or None,
             )
             return await self._tournament(tournament_id, context, "CreateTournament")
         except UnknownGame as exc:
@@ -385,6 +395,8 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
             tables=total,
             tables_finished=done,
             clock=Clock.from_json(dict(info["clock"])).to_proto(),
+            format=FORMAT_CODES[info["format"]],  # type: ignore[arg-type]
+            rating_system=RATING_SYSTEM_CODES[info["rating_system"]],  # type: ignore[arg-type]
         )
         out.starts_at.FromDatetime(info["starts_at"])
         if with_standings:
@@ -397,6 +409,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                     rating=row.rating,
                     byes=row.byes,
                     rounds_played=row.rounds_played,
+                    withdrawn=row.withdrawn,
                 )
         return out
 
@@ -427,11 +440,56 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 grpc.StatusCode.NOT_FOUND,
                 f"unknown game {request.game!r}; known games: {', '.join(engines.names())}",
             )
+        system = RATING_SYSTEMS.get(request.rating_system)
+        if system is None:
+            await _fail(
+                context,
+                "GetLeaderboard",
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"unknown rating system {request.rating_system}",
+            )
         try:
-            rows = await tournaments.leaderboard(self.db, request.game, request.limit or 20)
+            rows = await tournaments.leaderboard(self.db, request.game, request.limit or 20, system)
         except StorageError as exc:
             await _fail(context, "GetLeaderboard", grpc.StatusCode.UNAVAILABLE, str(exc))
-        board = arena_pb2.Leaderboard(game=request.game)
+        board = arena_pb2.Leaderboard(
+            game=request.game,
+            rating_system=RATING_SYSTEM_CODES[system],  # type: ignore[arg-type]
+        )
         for i, row in enumerate(rows, start=1):
-            board.entries.add(position=i, bot=row["name"], rating=row["rating"], games=row["games"])
+            board.entries.add(
+                position=i,
+                bot=row["name"],
+                rating=row["rating"],
+                games=row["games"],
+                mu=row.get("mu", 0.0),
+                sigma=row.get("sigma", 0.0),
+            )
         return board
+
+    async def WithdrawEntrant(
+        self, request: arena_pb2.ChangeEntrantRequest, context: Context
+    ) -> arena_pb2.EntrantChange:
+        return await self._change_entrant(request, context, "WithdrawEntrant", entries.withdraw)
+
+    async def EnterEntrant(
+        self, request: arena_pb2.ChangeEntrantRequest, context: Context
+    ) -> arena_pb2.EntrantChange:
+        return await self._change_entrant(request, context, "EnterEntrant", entries.enter)
+
+    async def _change_entrant(
+        self, request: arena_pb2.ChangeEntrantRequest, context: Context, method: str, change: Any
+    ) -> arena_pb2.EntrantChange:
+        await self._admin(context, method)
+        try:
+            done = await change(self.db, request.tournament_id, request.bot)
+            return arena_pb2.EntrantChange(
+                tournament_id=done.tournament_id, bot=done.bot, round_no=done.round_no
+            )
+        except LookupError as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc.args[0])
+        except ValueError as exc:
+            code, message = grpc.StatusCode.FAILED_PRECONDITION, str(exc)
+        except StorageError as exc:
+            code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
+        await _fail(context, method, code, message)

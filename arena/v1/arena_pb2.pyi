@@ -59,6 +59,54 @@ TOURNAMENT_STATUS_CANCELLED: TournamentStatus.ValueType  # 4
 """Stopped by an operator."""
 Global___TournamentStatus: _TypeAlias = TournamentStatus  # noqa: Y015
 
+class _TournamentFormat:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TournamentFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TournamentFormat.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TOURNAMENT_FORMAT_UNSPECIFIED: _TournamentFormat.ValueType  # 0
+    """Not given: Swiss."""
+    TOURNAMENT_FORMAT_SWISS: _TournamentFormat.ValueType  # 1
+    """By score, avoiding rematches."""
+    TOURNAMENT_FORMAT_ROUND_ROBIN: _TournamentFormat.ValueType  # 2
+    """Regardless of score: every pair of entrants meets as evenly as the rounds allow."""
+
+class TournamentFormat(_TournamentFormat, metaclass=_TournamentFormatEnumTypeWrapper):
+    """How a tournament's tables are formed."""
+
+TOURNAMENT_FORMAT_UNSPECIFIED: TournamentFormat.ValueType  # 0
+"""Not given: Swiss."""
+TOURNAMENT_FORMAT_SWISS: TournamentFormat.ValueType  # 1
+"""By score, avoiding rematches."""
+TOURNAMENT_FORMAT_ROUND_ROBIN: TournamentFormat.ValueType  # 2
+"""Regardless of score: every pair of entrants meets as evenly as the rounds allow."""
+Global___TournamentFormat: _TypeAlias = TournamentFormat  # noqa: Y015
+
+class _RatingSystem:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RatingSystemEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RatingSystem.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    RATING_SYSTEM_UNSPECIFIED: _RatingSystem.ValueType  # 0
+    """Not given: Elo."""
+    RATING_SYSTEM_ELO: _RatingSystem.ValueType  # 1
+    """Elo per game, generalised to tables by pairwise comparison of ranks."""
+    RATING_SYSTEM_OPENSKILL: _RatingSystem.ValueType  # 2
+    """OpenSkill's Plackett-Luce model, made for multiplayer tables."""
+
+class RatingSystem(_RatingSystem, metaclass=_RatingSystemEnumTypeWrapper):
+    """A rating system."""
+
+RATING_SYSTEM_UNSPECIFIED: RatingSystem.ValueType  # 0
+"""Not given: Elo."""
+RATING_SYSTEM_ELO: RatingSystem.ValueType  # 1
+"""Elo per game, generalised to tables by pairwise comparison of ranks."""
+RATING_SYSTEM_OPENSKILL: RatingSystem.ValueType  # 2
+"""OpenSkill's Plackett-Luce model, made for multiplayer tables."""
+Global___RatingSystem: _TypeAlias = RatingSystem  # noqa: Y015
+
 @_typing.final
 class RegisterBotRequest(_message.Message):
     """Asks to register a bot."""
@@ -658,6 +706,9 @@ class CreateTournamentRequest(_message.Message):
     CLOCK_FIELD_NUMBER: _builtins.int
     STARTS_AT_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    RATING_SYSTEM_FIELD_NUMBER: _builtins.int
+    FORFEIT_LIMIT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A name for people."""
     game: _builtins.str
@@ -668,6 +719,12 @@ class CreateTournamentRequest(_message.Message):
     """Rounds to play."""
     seed: _builtins.int
     """The pairing and chance seed; 0 picks a random one."""
+    format: Global___TournamentFormat.ValueType
+    """How tables are formed; unspecified means Swiss."""
+    rating_system: Global___RatingSystem.ValueType
+    """The rating the results update beside Elo; unspecified means Elo only."""
+    forfeit_limit: _builtins.int
+    """Withdraw a bot once it has forfeited this many of the tournament's matches; 0 never."""
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The entrants, by bot name."""
@@ -696,10 +753,13 @@ class CreateTournamentRequest(_message.Message):
         clock: _common_pb2.Clock | None = ...,
         starts_at: _timestamp_pb2.Timestamp | None = ...,
         seed: _builtins.int = ...,
+        format: Global___TournamentFormat.ValueType = ...,
+        rating_system: Global___RatingSystem.ValueType = ...,
+        forfeit_limit: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "options", b"options", "starts_at", b"starts_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "clock", b"clock", "game", b"game", "name", b"name", "options", b"options", "rounds", b"rounds", "seed", b"seed", "starts_at", b"starts_at", "table_size", b"table_size"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "clock", b"clock", "forfeit_limit", b"forfeit_limit", "format", b"format", "game", b"game", "name", b"name", "options", b"options", "rating_system", b"rating_system", "rounds", b"rounds", "seed", b"seed", "starts_at", b"starts_at", "table_size", b"table_size"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -718,6 +778,7 @@ class Standing(_message.Message):
     RATING_FIELD_NUMBER: _builtins.int
     BYES_FIELD_NUMBER: _builtins.int
     ROUNDS_PLAYED_FIELD_NUMBER: _builtins.int
+    WITHDRAWN_FIELD_NUMBER: _builtins.int
     position: _builtins.int
     """1 = leading."""
     bot: _builtins.str
@@ -732,6 +793,8 @@ class Standing(_message.Message):
     """Byes received."""
     rounds_played: _builtins.int
     """Rounds played at a table."""
+    withdrawn: _builtins.bool
+    """Whether the bot has withdrawn (it keeps its results and place)."""
     def __init__(
         self,
         *,
@@ -742,10 +805,11 @@ class Standing(_message.Message):
         rating: _builtins.float = ...,
         byes: _builtins.int = ...,
         rounds_played: _builtins.int = ...,
+        withdrawn: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "byes", b"byes", "position", b"position", "rating", b"rating", "rounds_played", b"rounds_played", "score", b"score", "tiebreak", b"tiebreak"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "byes", b"byes", "position", b"position", "rating", b"rating", "rounds_played", b"rounds_played", "score", b"score", "tiebreak", b"tiebreak", "withdrawn", b"withdrawn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -769,6 +833,8 @@ class Tournament(_message.Message):
     STARTS_AT_FIELD_NUMBER: _builtins.int
     STANDINGS_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    RATING_SYSTEM_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.int
     """The tournament id."""
     name: _builtins.str
@@ -787,6 +853,10 @@ class Tournament(_message.Message):
     """Tables of the current round."""
     tables_finished: _builtins.int
     """Tables of the current round that have finished."""
+    format: Global___TournamentFormat.ValueType
+    """How its tables are formed."""
+    rating_system: Global___RatingSystem.ValueType
+    """The rating its results update."""
     @_builtins.property
     def starts_at(self) -> _timestamp_pb2.Timestamp:
         """When it starts or started."""
@@ -814,10 +884,12 @@ class Tournament(_message.Message):
         starts_at: _timestamp_pb2.Timestamp | None = ...,
         standings: _abc.Iterable[Global___Standing] | None = ...,
         clock: _common_pb2.Clock | None = ...,
+        format: Global___TournamentFormat.ValueType = ...,
+        rating_system: Global___RatingSystem.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "starts_at", b"starts_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "current_round", b"current_round", "game", b"game", "name", b"name", "rounds", b"rounds", "standings", b"standings", "starts_at", b"starts_at", "status", b"status", "table_size", b"table_size", "tables", b"tables", "tables_finished", b"tables_finished", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "current_round", b"current_round", "format", b"format", "game", b"game", "name", b"name", "rating_system", b"rating_system", "rounds", b"rounds", "standings", b"standings", "starts_at", b"starts_at", "status", b"status", "table_size", b"table_size", "tables", b"tables", "tables_finished", b"tables_finished", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -903,19 +975,23 @@ class GetLeaderboardRequest(_message.Message):
 
     GAME_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
+    RATING_SYSTEM_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game's registry name."""
     limit: _builtins.int
     """At most this many bots (default 20)."""
+    rating_system: Global___RatingSystem.ValueType
+    """Which rating to rank by; unspecified means Elo."""
     def __init__(
         self,
         *,
         game: _builtins.str = ...,
         limit: _builtins.int = ...,
+        rating_system: Global___RatingSystem.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "limit", b"limit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "limit", b"limit", "rating_system", b"rating_system"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -931,6 +1007,8 @@ class LeaderboardEntry(_message.Message):
     BOT_FIELD_NUMBER: _builtins.int
     RATING_FIELD_NUMBER: _builtins.int
     GAMES_FIELD_NUMBER: _builtins.int
+    MU_FIELD_NUMBER: _builtins.int
+    SIGMA_FIELD_NUMBER: _builtins.int
     position: _builtins.int
     """1 = best."""
     bot: _builtins.str
@@ -939,6 +1017,10 @@ class LeaderboardEntry(_message.Message):
     """Its Elo rating (new bots start at 1500)."""
     games: _builtins.int
     """Rated matches played."""
+    mu: _builtins.float
+    """OpenSkill only: the skill mean (the rating above is mu - 3 sigma)."""
+    sigma: _builtins.float
+    """OpenSkill only: the skill's uncertainty."""
     def __init__(
         self,
         *,
@@ -946,10 +1028,12 @@ class LeaderboardEntry(_message.Message):
         bot: _builtins.str = ...,
         rating: _builtins.float = ...,
         games: _builtins.int = ...,
+        mu: _builtins.float = ...,
+        sigma: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "games", b"games", "position", b"position", "rating", b"rating"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "games", b"games", "mu", b"mu", "position", b"position", "rating", b"rating", "sigma", b"sigma"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -963,8 +1047,11 @@ class Leaderboard(_message.Message):
 
     GAME_FIELD_NUMBER: _builtins.int
     ENTRIES_FIELD_NUMBER: _builtins.int
+    RATING_SYSTEM_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game."""
+    rating_system: Global___RatingSystem.ValueType
+    """The rating the bots are ranked by."""
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___LeaderboardEntry]:
         """The bots, best first."""
@@ -974,11 +1061,68 @@ class Leaderboard(_message.Message):
         *,
         game: _builtins.str = ...,
         entries: _abc.Iterable[Global___LeaderboardEntry] | None = ...,
+        rating_system: Global___RatingSystem.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "game", b"game"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "game", b"game", "rating_system", b"rating_system"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Leaderboard: _TypeAlias = Leaderboard  # noqa: Y015
+
+@_typing.final
+class ChangeEntrantRequest(_message.Message):
+    """Asks to withdraw a bot from, or enter it late into, a tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.int
+    """The tournament id."""
+    bot: _builtins.str
+    """The bot's name."""
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.int = ...,
+        bot: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChangeEntrantRequest: _TypeAlias = ChangeEntrantRequest  # noqa: Y015
+
+@_typing.final
+class EntrantChange(_message.Message):
+    """What a withdrawal or late entry did."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    ROUND_NO_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.int
+    """The tournament id."""
+    bot: _builtins.str
+    """The bot's name."""
+    round_no: _builtins.int
+    """The first round the change applies to."""
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.int = ...,
+        bot: _builtins.str = ...,
+        round_no: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "round_no", b"round_no", "tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EntrantChange: _TypeAlias = EntrantChange  # noqa: Y015

@@ -95,6 +95,16 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.Leaderboard.FromString,
                 _registered_method=True)
+        self.WithdrawEntrant = channel.unary_unary(
+                '/arena.v1.ArenaService/WithdrawEntrant',
+                request_serializer=arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.EntrantChange.FromString,
+                _registered_method=True)
+        self.EnterEntrant = channel.unary_unary(
+                '/arena.v1.ArenaService/EnterEntrant',
+                request_serializer=arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.EntrantChange.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -187,6 +197,20 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WithdrawEntrant(self, request, context):
+        """Withdraws an entrant from the next unpaired round on (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EnterEntrant(self, request, context):
+        """Enters a bot late, from the next unpaired round on (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -249,6 +273,16 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetLeaderboard,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.Leaderboard.SerializeToString,
+            ),
+            'WithdrawEntrant': grpc.unary_unary_rpc_method_handler(
+                    servicer.WithdrawEntrant,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.EntrantChange.SerializeToString,
+            ),
+            'EnterEntrant': grpc.unary_unary_rpc_method_handler(
+                    servicer.EnterEntrant,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.EntrantChange.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -576,6 +610,60 @@ class ArenaService:
             '/arena.v1.ArenaService/GetLeaderboard',
             arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.Leaderboard.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WithdrawEntrant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/WithdrawEntrant',
+            arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.EntrantChange.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EnterEntrant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/EnterEntrant',
+            arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.EntrantChange.FromString,
             options,
             channel_credentials,
             insecure,

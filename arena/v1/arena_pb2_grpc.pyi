@@ -65,6 +65,10 @@ class ArenaServiceStub:
     """Gets a tournament with its progress and standings. An unknown id fails with NOT_FOUND."""
     GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetLeaderboardRequest, _arena_pb2.Leaderboard]
     """Gets the Elo leaderboard of a game."""
+    WithdrawEntrant: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ChangeEntrantRequest, _arena_pb2.EntrantChange]
+    """Withdraws an entrant from the next unpaired round on (admin)."""
+    EnterEntrant: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ChangeEntrantRequest, _arena_pb2.EntrantChange]
+    """Enters a bot late, from the next unpaired round on (admin)."""
 
 @_typing.type_check_only
 class ArenaServiceAsyncStub(ArenaServiceStub):
@@ -99,6 +103,10 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     """Gets a tournament with its progress and standings. An unknown id fails with NOT_FOUND."""
     GetLeaderboard: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetLeaderboardRequest, _arena_pb2.Leaderboard]  # type: ignore[assignment]
     """Gets the Elo leaderboard of a game."""
+    WithdrawEntrant: _aio.UnaryUnaryMultiCallable[_arena_pb2.ChangeEntrantRequest, _arena_pb2.EntrantChange]  # type: ignore[assignment]
+    """Withdraws an entrant from the next unpaired round on (admin)."""
+    EnterEntrant: _aio.UnaryUnaryMultiCallable[_arena_pb2.ChangeEntrantRequest, _arena_pb2.EntrantChange]  # type: ignore[assignment]
+    """Enters a bot late, from the next unpaired round on (admin)."""
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     """The arena's public service."""
@@ -202,5 +210,21 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.Leaderboard, _abc.Awaitable[_arena_pb2.Leaderboard]]:
         """Gets the Elo leaderboard of a game."""
+
+    @_abc_1.abstractmethod
+    def WithdrawEntrant(
+        self,
+        request: _arena_pb2.ChangeEntrantRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.EntrantChange, _abc.Awaitable[_arena_pb2.EntrantChange]]:
+        """Withdraws an entrant from the next unpaired round on (admin)."""
+
+    @_abc_1.abstractmethod
+    def EnterEntrant(
+        self,
+        request: _arena_pb2.ChangeEntrantRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.EntrantChange, _abc.Awaitable[_arena_pb2.EntrantChange]]:
+        """Enters a bot late, from the next unpaired round on (admin)."""
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
