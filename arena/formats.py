@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from enum import StrEnum
@@ -76,7 +77,35 @@ def pair_round_robin(
     seed: int,
     round_no: int,
 ) -> Pairing:
-    """A round-robin round: the Swiss pairing with every score equal, so only the meetings so far
-    (fewest repeats, then the rarest pairs) and short seats decide the tables."""
+    """A round-robin round. At two seats the circle method (every pair meets once in n - 1
+    rounds, an odd field giving one bye a round); at more seats, or when a withdrawal or late
+    entry has broken the circle, the Swiss pairing with every score equal, so only the meetings
+    so far (fewest repeats, then the rarest pairs) and short seats decide the tables."""
+    if table_size == 2:
+        circle = _circle_round(sorted(e.bot for e in entrants), seed, round_no)
+        if not any(history.times_met(a, b) for a, b in circle.tables) or round_no > len(entrants):
+            return circle
     level = [replace(e, score=Fraction(0), tiebreak=Fraction(0), rating=0.0) for e in entrants]
     return pair_round(level, history, table_size, allowed_sizes, seed, round_no)
+
+
+def _circle_round(bots: list[int], seed: int, round_no: int) -> Pairing:
+    """Round `round_no` (from 1) of the circle method over `bots`, shuffled by `seed`."""
+    order: list[int | None] = list(bots)
+    random.Random(seed).shuffle(order)
+    if len(order) % 2:
+        order.append(None)  # whoever meets None has the bye
+    n = len(order)
+    turn = (round_no - 1) % max(1, n - 1)
+    rest = order[1:]
+    rest = rest[turn:] + rest[:turn]
+    ring = [order[0], *rest]
+    tables: list[tuple[int, ...]] = []
+    byes: list[int] = []
+    for i in range(n // 2):
+        a, b = ring[i], ring[n - 1 - i]
+        if a is None or b is None:
+            byes.extend(x for x in (a, b) if x is not None)
+        else:
+            tables.append((a, b) if (i + round_no) % 2 else (b, a))
+    return Pairing(tuple(tables), tuple(byes))

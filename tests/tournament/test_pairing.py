@@ -321,3 +321,23 @@ def test_fields_that_do_not_fill_a_table_play_smaller_legal_tables() -> None:
     field = [Entrant(bot, Fraction(0), Fraction(0), DEFAULT_RATING) for bot in range(9)]
     result = pair_round(field, History(), 6, hart, 0, 1)
     assert sorted(len(t) for t in result.tables) == [3, 6] and not result.byes
+
+
+def test_equal_scores_are_equal_so_the_tiebreak_decides() -> None:
+    # Places 1, 1, 2, 2 and 3, 1, 1, 1 at 6-seat tables both make 18/5 points; summed as
+    # floats they were 3.5999999999999996 and 3.6, and the tie-break never got a say.
+    def table(bot: int, place: int, round_no: int) -> TableResult:
+        others = tuple(100 * round_no + bot * 10 + i for i in range(5))
+        return TableResult((*others[:place], bot, *others[place:]), tuple(range(6)))
+
+    rounds = [
+        RoundResult(6, (table(1, a, r), table(2, b, r)))
+        for r, (a, b) in enumerate(zip((0, 0, 1, 1), (2, 0, 0, 0), strict=True))
+    ]
+    # One of bot 1's first opponents (bot 10) wins one more table: bot 1 has the better
+    # tie-break, so it leads though its rating is lower.
+    rounds.append(RoundResult(2, (TableResult((10, 99), (0, 1)),)))
+    by_bot = {e.bot: e for e in standings([1, 2], rounds, {1: 1400.0, 2: 1600.0})}
+    assert by_bot[1].score == by_bot[2].score == Fraction(18, 5)
+    assert by_bot[1].tiebreak > by_bot[2].tiebreak
+    assert [e.bot for e in standings([1, 2], rounds, {1: 1400.0, 2: 1600.0})] == [1, 2]
