@@ -326,34 +326,40 @@ async def _rate_round(
         await skill.rate_tables(
             conn, game, [list(zip(t.bot_ids, t.ranks, strict=True)) for t in to_rate]
         )
+    changes: dict[str, list[Any]] = {
+        "bot_ids": [],
+        "match_ids": [],
+        "befores": [],
+        "afters": [],
+        "deltas": [],
+    }
     totals: dict[int, float] = {}
     for match_id, deltas in per_match.items():
         for bot, delta in deltas.items():
             totals[bot] = totals.get(bot, 0.0) + delta
-            await conn.execute(
-                query("insert_rating_change"),
-                {
-                    "bot_id": bot,
-                    "game": game,
-                    "match_id": match_id,
-                    "tournament_id": tournament_id,
-                    "round_no": round_no,
-                    "before": ratings[bot],
-                    "after": ratings[bot] + delta,
-                    "delta": delta,
-                },
-            )
-    for bot, delta in totals.items():
-        rating, games = before.get(bot, (DEFAULT_RATING, 0))
-        await conn.execute(
-            query("upsert_rating"),
-            {
-                "bot_id": bot,
-                "game": game,
-                "rating": rating + delta,
-                "games": games + 1,
-            },
-        )
+            for column, value in zip(
+                changes,
+                (bot, match_id, ratings[bot], ratings[bot] + delta, delta),
+                strict=True,
+            ):
+                changes[column].append(value)
+    if not totals:
+        return
+    # Two statements per round, however many tables: the batched writes of bench/ratings.py.
+    await conn.execute(
+        query("insert_rating_changes"),
+        {"game": game, "tournament_id": tournament_id, "round_no": round_no, **changes},
+    )
+    bots_rated = sorted(totals)
+    await conn.execute(
+        query("upsert_ratings"),
+        {
+            "game": game,
+            "bot_ids": bots_rated,
+            "ratings": [before.get(b, (DEFAULT_RATING, 0))[0] + totals[b] for b in bots_rated],
+            "games": [before.get(b, (DEFAULT_RATING, 0))[1] + 1 for b in bots_rated],
+        },
+    )
 
 
 async def _rating_system(conn: Any, tournament_id: int) -> RatingSystem:

@@ -260,3 +260,21 @@ LIMIT %(limit)s;
 
 -- name: bot_ids_by_name
 SELECT id, name FROM bots WHERE name = ANY(%(names)s::text[]);
+
+-- name: insert_rating_changes
+-- A round's rating changes in one statement (arrays in step); a retried task counts once.
+INSERT INTO rating_changes (bot_id, game, match_id, tournament_id, round_no, before, after, delta)
+SELECT bot_id, %(game)s, match_id, %(tournament_id)s, %(round_no)s, before, after, delta
+FROM unnest(%(bot_ids)s::bigint[], %(match_ids)s::bigint[], %(befores)s::float8[],
+            %(afters)s::float8[], %(deltas)s::float8[])
+     AS c(bot_id, match_id, before, after, delta)
+ON CONFLICT (bot_id, match_id) DO NOTHING;
+
+-- name: upsert_ratings
+-- Many bots' ratings in one statement.
+INSERT INTO ratings (bot_id, game, rating, games, updated_at)
+SELECT bot_id, %(game)s, rating, games, now()
+FROM unnest(%(bot_ids)s::bigint[], %(ratings)s::float8[], %(games)s::int[])
+     AS r(bot_id, rating, games)
+ON CONFLICT (bot_id, game)
+DO UPDATE SET rating = excluded.rating, games = excluded.games, updated_at = now();
