@@ -23,7 +23,7 @@ from pathlib import Path
 # Run as a script from anywhere: the repository root is what makes `arena` importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena import pairing as pairing_module
+from arena.rematch import repeat_lower_bound
 from arena.pairing import (
     Entrant,
     History,
@@ -101,7 +101,7 @@ def lower_bound(field: tuple[Entrant, ...], history: History, pairing: Pairing) 
     for (a, b), times in history.meetings.items():
         if a in position and b in position:
             met[position[a]][position[b]] = met[position[b]][position[a]] = times
-    return pairing_module.repeat_lower_bound(met, min(len(t) for t in pairing.tables))
+    return repeat_lower_bound(met, min(len(t) for t in pairing.tables))
 
 
 def hard_case(count: int, table_size: int, rounds: int) -> float:

@@ -24,6 +24,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 # Run as a script from anywhere: the repository root is what makes `arena` importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -64,7 +65,7 @@ def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
     cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
     vx = sum((a - mx) ** 2 for a in rx)
     vy = sum((b - my) ** 2 for b in ry)
-    return cov / (vx * vy) ** 0.5
+    return float(cov / (vx * vy) ** 0.5)
 
 
 def play(table: Sequence[int], skills: Sequence[float], rnd: random.Random) -> tuple[int, ...]:
@@ -196,7 +197,7 @@ async def db_speed(server_url: str) -> None:
             )
 
 
-async def _db_rounds(conn: psycopg.AsyncConnection) -> None:  # type: ignore[type-arg]
+async def _db_rounds(conn: psycopg.AsyncConnection[Any]) -> None:
     rnd = random.Random(SEED)
     rounds = 4
     await conn.execute(
