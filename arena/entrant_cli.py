@@ -22,11 +22,13 @@ RATING_SYSTEMS = {
 }
 
 
-def _address(args: argparse.Namespace) -> str:
+def address(args: argparse.Namespace) -> str:
+    """Where the referee listens: --address, ARENA_ADDRESS or localhost:50051."""
     return str(args.address or os.environ.get("ARENA_ADDRESS", "localhost:50051"))
 
 
-def _admin(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
+def admin(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
+    """The admin credentials metadata."""
     # Imported here: service_cli pulls in the storage layer, which `arena play` does not need.
     from arena.service_cli import admin_token
 
@@ -37,12 +39,12 @@ async def change(args: argparse.Namespace) -> int:
     """Withdraw a bot from, or enter it late into, a tournament; print from which round."""
     request = arena_pb2.ChangeEntrantRequest(tournament_id=args.tournament_id, bot=args.bot)
     try:
-        async with grpc.aio.insecure_channel(_address(args)) as channel:
+        async with grpc.aio.insecure_channel(address(args)) as channel:
             api = arena_pb2_grpc.ArenaServiceStub(channel)
             if args.tournament_command == "withdraw":
-                done = await api.WithdrawEntrant(request, metadata=_admin(args), timeout=30)
+                done = await api.WithdrawEntrant(request, metadata=admin(args), timeout=30)
             else:
-                done = await api.EnterEntrant(request, metadata=_admin(args), timeout=30)
+                done = await api.EnterEntrant(request, metadata=admin(args), timeout=30)
     except grpc.aio.AioRpcError as exc:
         print(f"arena: {exc.details() or exc.code().name}", file=sys.stderr)
         return 1

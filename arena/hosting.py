@@ -96,3 +96,14 @@ async def host_table(tournament_id: int, round_no: int, table_no: int) -> dict[s
         raise
     ranks = [s.rank for s in sorted(match.seats, key=lambda s: s.seat)]
     return {"match_id": match.match_id, "ranks": ranks}
+
+
+async def connected_bots() -> list[str]:
+    """The names of the bots connected to the referee now (a schedule's default entrants)."""
+    try:
+        async with grpc.aio.insecure_channel(referee_address()) as channel:
+            api = arena_pb2_grpc.ArenaServiceStub(channel)
+            reply = await api.ListBots(arena_pb2.ListBotsRequest(), timeout=30)
+    except grpc.aio.AioRpcError as exc:
+        raise ConnectionError(f"referee at {referee_address()}: {exc.details()}") from None
+    return sorted({bot.name for bot in reply.bots})

@@ -18,7 +18,7 @@ from typing import Any
 import grpc
 
 import engines
-from arena import entrant_cli
+from arena import entrant_cli, schedule_cli
 from arena.clock import seconds, to_duration
 from arena.render import Paint
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
@@ -412,3 +412,4 @@ def add_commands(sub: Any) -> None:
     d.add_argument("--data-dir", default="", help="keep the services' files here")
     d.set_defaults(func=demo)
     entrant_cli.add_commands(t_sub, c, lb)
+    schedule_cli.add_commands(sub)

@@ -112,6 +112,50 @@ async def create_tournament(
     `rounds` None (or 0) picks `default_rounds` for the field; `forfeit_limit` withdraws a bot
     once it has forfeited that many matches of the tournament.
     """
+    new = await prepare_tournament(
+        db,
+        name=name,
+        game=game,
+        bot_names=bot_names,
+        table_size=table_size,
+        rounds=rounds,
+        clock=clock,
+        options=options,
+        starts_at=starts_at,
+        seed=seed,
+        format=format,
+        rating_system=rating_system,
+        forfeit_limit=forfeit_limit,
+    )
+    async with db.transaction("create tournament") as conn:
+        return await insert_tournament(conn, new)
+
+
+@dataclass(frozen=True, slots=True)
+class NewTournament:
+    """A validated tournament, ready to insert."""
+
+    params: dict[str, Any]
+    bot_ids: tuple[int, ...]
+
+
+async def prepare_tournament(
+    db: Database,
+    *,
+    name: str,
+    game: str,
+    bot_names: Sequence[str],
+    table_size: int,
+    rounds: int | None,
+    clock: Clock,
+    options: dict[str, Any] | None = None,
+    starts_at: datetime | None = None,
+    seed: int = 0,
+    format: Format | str = Format.SWISS,
+    rating_system: RatingSystem | str = RatingSystem.ELO,
+    forfeit_limit: int | None = None,
+) -> NewTournament:
+    """Check a tournament's settings and resolve its bots (see `create_tournament`)."""
     rules = engines.get(game)
     if table_size not in rules.seat_counts:
         raise ValueError(
@@ -151,14 +195,18 @@ async def create_tournament(
         "rating_system": system.value,
         "forfeit_limit": forfeit_limit,
     }
-    async with db.transaction("create tournament") as conn:
-        cursor = await conn.execute(query("create_tournament"), params)
-        row = await cursor.fetchone()
-        assert row is not None
-        tournament_id = int(row[0])
-        ids = {"tournament_id": tournament_id, "bot_ids": bot_ids}
-        await conn.execute(query("create_entries"), ids)
-        await conn.execute(query("create_standings"), ids)
+    return NewTournament(params, tuple(bot_ids))
+
+
+async def insert_tournament(conn: Any, new: NewTournament) -> int:
+    """Insert a prepared tournament in the caller's transaction; returns its id."""
+    cursor = await conn.execute(query("create_tournament"), new.params)
+    row = await cursor.fetchone()
+    assert row is not None
+    tournament_id = int(row[0])
+    ids = {"tournament_id": tournament_id, "bot_ids": list(new.bot_ids)}
+    await conn.execute(query("create_entries"), ids)
+    await conn.execute(query("create_standings"), ids)
     return tournament_id
 
 

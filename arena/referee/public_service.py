@@ -7,15 +7,15 @@ import contextlib
 import json
 import re
 import time
-from collections.abc import AsyncIterator
-from datetime import UTC
-from typing import Any, NoReturn
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any, NoReturn, TypeVar
 
 import grpc
 from google.protobuf import json_format
 
 import engines
-from arena import entries, metrics, tournaments, wire
+from arena import entries, metrics, schedules, tournaments, wire
 from arena.auth import bearer, new_token, same_token, token_hash
 from arena.clock import Clock
 from arena.referee import requests
@@ -44,6 +44,8 @@ TOURNAMENT_STATUSES = {
 TOURNAMENT_STATUS_NAMES = {v: k for k, v in TOURNAMENT_STATUSES.items()}
 Context = grpc.aio.ServicerContext[Any, Any]
 
+
+T = TypeVar("T")
 
 # Tournament formats and rating systems: wire enum value <-> stored name.
 FORMATS = {0: "swiss", 1: "swiss", 2: "round_robin"}
@@ -493,3 +495,106 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         except StorageError as exc:
             code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
         await _fail(context, method, code, message)
+
+    # -- schedules -------------------------------------------------------------------------------
+    async def CreateSchedule(
+        self, request: arena_pb2.CreateScheduleRequest, context: Context
+    ) -> arena_pb2.Schedule:
+        async def create() -> arena_pb2.Schedule:
+            clock = self.referee.config.default_clock.merged(
+                request.clock if request.HasField("clock") else None
+            )
+            first = (
+                request.first_run.ToDatetime(tzinfo=UTC)
+                if request.HasField("first_run")
+                else datetime.now(UTC)
+            )
+            schedule_id = await schedules.create_schedule(
+                self.db,
+                name=request.name,
+                game=request.game,
+                table_size=request.table_size,
+                every=request.every.ToTimedelta(),
+                first_run=first,
+                rounds=request.rounds,
+                bot_names=list(request.bots) or None,
+                format=FORMATS.get(request.format, str(request.format)),
+                rating_system=RATING_SYSTEMS.get(request.rating_system, str(request.rating_system)),
+                clock=clock,
+                options=json_format.MessageToDict(request.options),
+            )
+            return await self._schedule(schedule_id)
+
+        return await self._schedule_call(context, "CreateSchedule", create, admin=True)
+
+    async def ListSchedules(
+        self, request: arena_pb2.ListSchedulesRequest, context: Context
+    ) -> arena_pb2.ListSchedulesResponse:
+        async def listing() -> arena_pb2.ListSchedulesResponse:
+            return arena_pb2.ListSchedulesResponse(
+                schedules=[schedule_message(s) for s in await schedules.list_schedules(self.db)]
+            )
+
+        return await self._schedule_call(context, "ListSchedules", listing, admin=False)
+
+    async def PauseSchedule(
+        self, request: arena_pb2.PauseScheduleRequest, context: Context
+    ) -> arena_pb2.Schedule:
+        async def change() -> arena_pb2.Schedule:
+            await schedules.pause(self.db, request.schedule_id, paused=not request.resume)
+            return await self._schedule(request.schedule_id)
+
+        return await self._schedule_call(context, "PauseSchedule", change, admin=True)
+
+    async def DeleteSchedule(
+        self, request: arena_pb2.DeleteScheduleRequest, context: Context
+    ) -> arena_pb2.DeleteScheduleResponse:
+        async def remove() -> arena_pb2.DeleteScheduleResponse:
+            await schedules.delete(self.db, request.schedule_id)
+            return arena_pb2.DeleteScheduleResponse()
+
+        return await self._schedule_call(context, "DeleteSchedule", remove, admin=True)
+
+    async def _schedule(self, schedule_id: int) -> arena_pb2.Schedule:
+        found = [s for s in await schedules.list_schedules(self.db) if s.id == schedule_id]
+        if not found:
+            raise LookupError(f"no schedule {schedule_id}")
+        return schedule_message(found[0])
+
+    async def _schedule_call(
+        self, context: Context, method: str, call: Callable[[], Awaitable[T]], admin: bool
+    ) -> T:
+        if admin:
+            await self._admin(context, method)
+        try:
+            return await call()
+        except UnknownGame as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc)
+        except LookupError as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc.args[0])
+        except (EngineError, ValueError) as exc:
+            code, message = grpc.StatusCode.INVALID_ARGUMENT, str(exc)
+        except Conflict:
+            code, message = grpc.StatusCode.ALREADY_EXISTS, "a schedule of that name exists"
+        except StorageError as exc:
+            code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
+        await _fail(context, method, code, message)
+
+
+def schedule_message(s: schedules.Schedule) -> arena_pb2.Schedule:
+    """The wire form of a stored schedule."""
+    out = arena_pb2.Schedule(
+        schedule_id=s.id,
+        name=s.name,
+        game=s.game,
+        bots=list(s.bot_names or ()),
+        table_size=s.table_size,
+        rounds=s.rounds,
+        format=FORMAT_CODES[s.format],  # type: ignore[arg-type]
+        rating_system=RATING_SYSTEM_CODES[s.rating_system],  # type: ignore[arg-type]
+        paused=s.paused,
+        editions=s.editions,
+    )
+    out.every.FromTimedelta(s.every)
+    out.next_run.FromDatetime(s.next_run)
+    return out

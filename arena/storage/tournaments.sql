@@ -278,3 +278,32 @@ FROM unnest(%(bot_ids)s::bigint[], %(ratings)s::float8[], %(games)s::int[])
      AS r(bot_id, rating, games)
 ON CONFLICT (bot_id, game)
 DO UPDATE SET rating = excluded.rating, games = excluded.games, updated_at = now();
+
+-- name: create_schedule
+INSERT INTO schedules (name, game, options, format, rating_system, table_size, rounds, clock,
+                       bot_names, every, next_run)
+VALUES (%(name)s, %(game)s, %(options)s, %(format)s, %(rating_system)s, %(table_size)s,
+        %(rounds)s, %(clock)s, %(bot_names)s, %(every)s, %(next_run)s)
+RETURNING id;
+
+-- name: schedules
+SELECT id, name, game, options, format, rating_system, table_size, rounds, clock, bot_names,
+       every, next_run, paused, editions
+FROM schedules ORDER BY id;
+
+-- name: due_schedules_for_update
+-- Claimed by one beat tick at a time: a second process skips the rows the first holds.
+SELECT id, name, game, options, format, rating_system, table_size, rounds, clock, bot_names,
+       every, next_run, paused, editions
+FROM schedules WHERE NOT paused AND next_run <= %(now)s
+ORDER BY next_run, id FOR UPDATE SKIP LOCKED;
+
+-- name: advance_schedule
+UPDATE schedules SET next_run = %(next_run)s, editions = editions + %(created)s
+WHERE id = %(schedule_id)s;
+
+-- name: pause_schedule
+UPDATE schedules SET paused = %(paused)s WHERE id = %(schedule_id)s RETURNING id;
+
+-- name: delete_schedule
+DELETE FROM schedules WHERE id = %(schedule_id)s RETURNING id;

@@ -1126,3 +1126,253 @@ class EntrantChange(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___EntrantChange: _TypeAlias = EntrantChange  # noqa: Y015
+
+@_typing.final
+class CreateScheduleRequest(_message.Message):
+    """Asks for a recurring tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
+    TABLE_SIZE_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    RATING_SYSTEM_FIELD_NUMBER: _builtins.int
+    EVERY_FIELD_NUMBER: _builtins.int
+    FIRST_RUN_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """A unique name; editions are called "<name> #<n>"."""
+    game: _builtins.str
+    """The game's registry name."""
+    table_size: _builtins.int
+    """Seats per table."""
+    rounds: _builtins.int
+    """Rounds per edition; 0 chooses from the field size."""
+    format: Global___TournamentFormat.ValueType
+    """How tables are formed."""
+    rating_system: Global___RatingSystem.ValueType
+    """The rating the results update beside Elo."""
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The entrants by bot name; empty means every bot connected when an edition starts."""
+
+    @_builtins.property
+    def every(self) -> _duration_pb2.Duration:
+        """Time between editions (at least one second)."""
+
+    @_builtins.property
+    def first_run(self) -> _timestamp_pb2.Timestamp:
+        """The first edition's start; unset means now."""
+
+    @_builtins.property
+    def clock(self) -> _common_pb2.Clock:
+        """The time control of every match; unset fields take the referee's defaults."""
+
+    @_builtins.property
+    def options(self) -> _struct_pb2.Struct:
+        """Match options for every table."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        game: _builtins.str = ...,
+        bots: _abc.Iterable[_builtins.str] | None = ...,
+        table_size: _builtins.int = ...,
+        rounds: _builtins.int = ...,
+        format: Global___TournamentFormat.ValueType = ...,
+        rating_system: Global___RatingSystem.ValueType = ...,
+        every: _duration_pb2.Duration | None = ...,
+        first_run: _timestamp_pb2.Timestamp | None = ...,
+        clock: _common_pb2.Clock | None = ...,
+        options: _struct_pb2.Struct | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "every", b"every", "first_run", b"first_run", "options", b"options"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "clock", b"clock", "every", b"every", "first_run", b"first_run", "format", b"format", "game", b"game", "name", b"name", "options", b"options", "rating_system", b"rating_system", "rounds", b"rounds", "table_size", b"table_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateScheduleRequest: _TypeAlias = CreateScheduleRequest  # noqa: Y015
+
+@_typing.final
+class Schedule(_message.Message):
+    """A recurring tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEDULE_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
+    TABLE_SIZE_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    RATING_SYSTEM_FIELD_NUMBER: _builtins.int
+    EVERY_FIELD_NUMBER: _builtins.int
+    NEXT_RUN_FIELD_NUMBER: _builtins.int
+    PAUSED_FIELD_NUMBER: _builtins.int
+    EDITIONS_FIELD_NUMBER: _builtins.int
+    schedule_id: _builtins.int
+    """The schedule id."""
+    name: _builtins.str
+    """Its name."""
+    game: _builtins.str
+    """The game's registry name."""
+    table_size: _builtins.int
+    """Seats per table."""
+    rounds: _builtins.int
+    """Rounds per edition (0 = chosen from the field)."""
+    format: Global___TournamentFormat.ValueType
+    """How tables are formed."""
+    rating_system: Global___RatingSystem.ValueType
+    """The rating the results update."""
+    paused: _builtins.bool
+    """Whether it is paused."""
+    editions: _builtins.int
+    """Editions created so far."""
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The named entrants; empty means every bot connected at each start."""
+
+    @_builtins.property
+    def every(self) -> _duration_pb2.Duration:
+        """Time between editions."""
+
+    @_builtins.property
+    def next_run(self) -> _timestamp_pb2.Timestamp:
+        """When the next edition starts."""
+
+    def __init__(
+        self,
+        *,
+        schedule_id: _builtins.int = ...,
+        name: _builtins.str = ...,
+        game: _builtins.str = ...,
+        bots: _abc.Iterable[_builtins.str] | None = ...,
+        table_size: _builtins.int = ...,
+        rounds: _builtins.int = ...,
+        format: Global___TournamentFormat.ValueType = ...,
+        rating_system: Global___RatingSystem.ValueType = ...,
+        every: _duration_pb2.Duration | None = ...,
+        next_run: _timestamp_pb2.Timestamp | None = ...,
+        paused: _builtins.bool = ...,
+        editions: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["every", b"every", "next_run", b"next_run"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "editions", b"editions", "every", b"every", "format", b"format", "game", b"game", "name", b"name", "next_run", b"next_run", "paused", b"paused", "rating_system", b"rating_system", "rounds", b"rounds", "schedule_id", b"schedule_id", "table_size", b"table_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Schedule: _TypeAlias = Schedule  # noqa: Y015
+
+@_typing.final
+class ListSchedulesRequest(_message.Message):
+    """Asks for the schedules."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListSchedulesRequest: _TypeAlias = ListSchedulesRequest  # noqa: Y015
+
+@_typing.final
+class ListSchedulesResponse(_message.Message):
+    """The schedules, oldest first."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEDULES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def schedules(self) -> _containers.RepeatedCompositeFieldContainer[Global___Schedule]:
+        """The schedules."""
+
+    def __init__(
+        self,
+        *,
+        schedules: _abc.Iterable[Global___Schedule] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["schedules", b"schedules"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListSchedulesResponse: _TypeAlias = ListSchedulesResponse  # noqa: Y015
+
+@_typing.final
+class PauseScheduleRequest(_message.Message):
+    """Asks to pause or resume a schedule."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEDULE_ID_FIELD_NUMBER: _builtins.int
+    RESUME_FIELD_NUMBER: _builtins.int
+    schedule_id: _builtins.int
+    """The schedule id."""
+    resume: _builtins.bool
+    """Resume instead of pausing."""
+    def __init__(
+        self,
+        *,
+        schedule_id: _builtins.int = ...,
+        resume: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["resume", b"resume", "schedule_id", b"schedule_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PauseScheduleRequest: _TypeAlias = PauseScheduleRequest  # noqa: Y015
+
+@_typing.final
+class DeleteScheduleRequest(_message.Message):
+    """Asks to delete a schedule."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEDULE_ID_FIELD_NUMBER: _builtins.int
+    schedule_id: _builtins.int
+    """The schedule id."""
+    def __init__(
+        self,
+        *,
+        schedule_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["schedule_id", b"schedule_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteScheduleRequest: _TypeAlias = DeleteScheduleRequest  # noqa: Y015
+
+@_typing.final
+class DeleteScheduleResponse(_message.Message):
+    """A schedule was deleted."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteScheduleResponse: _TypeAlias = DeleteScheduleResponse  # noqa: Y015

@@ -105,6 +105,26 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.EntrantChange.FromString,
                 _registered_method=True)
+        self.CreateSchedule = channel.unary_unary(
+                '/arena.v1.ArenaService/CreateSchedule',
+                request_serializer=arena_dot_v1_dot_arena__pb2.CreateScheduleRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.Schedule.FromString,
+                _registered_method=True)
+        self.ListSchedules = channel.unary_unary(
+                '/arena.v1.ArenaService/ListSchedules',
+                request_serializer=arena_dot_v1_dot_arena__pb2.ListSchedulesRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.ListSchedulesResponse.FromString,
+                _registered_method=True)
+        self.PauseSchedule = channel.unary_unary(
+                '/arena.v1.ArenaService/PauseSchedule',
+                request_serializer=arena_dot_v1_dot_arena__pb2.PauseScheduleRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.Schedule.FromString,
+                _registered_method=True)
+        self.DeleteSchedule = channel.unary_unary(
+                '/arena.v1.ArenaService/DeleteSchedule',
+                request_serializer=arena_dot_v1_dot_arena__pb2.DeleteScheduleRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.DeleteScheduleResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -211,6 +231,34 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateSchedule(self, request, context):
+        """Creates a recurring tournament: one edition per period, started by beat (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSchedules(self, request, context):
+        """Lists the schedules.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PauseSchedule(self, request, context):
+        """Pauses or resumes a schedule (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteSchedule(self, request, context):
+        """Deletes a schedule; the editions it created stay (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -283,6 +331,26 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.EnterEntrant,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.EntrantChange.SerializeToString,
+            ),
+            'CreateSchedule': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateSchedule,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.CreateScheduleRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.Schedule.SerializeToString,
+            ),
+            'ListSchedules': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSchedules,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.ListSchedulesRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.ListSchedulesResponse.SerializeToString,
+            ),
+            'PauseSchedule': grpc.unary_unary_rpc_method_handler(
+                    servicer.PauseSchedule,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.PauseScheduleRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.Schedule.SerializeToString,
+            ),
+            'DeleteSchedule': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteSchedule,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.DeleteScheduleRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.DeleteScheduleResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -664,6 +732,114 @@ class ArenaService:
             '/arena.v1.ArenaService/EnterEntrant',
             arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.EntrantChange.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateSchedule(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/CreateSchedule',
+            arena_dot_v1_dot_arena__pb2.CreateScheduleRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.Schedule.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSchedules(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/ListSchedules',
+            arena_dot_v1_dot_arena__pb2.ListSchedulesRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.ListSchedulesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PauseSchedule(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/PauseSchedule',
+            arena_dot_v1_dot_arena__pb2.PauseScheduleRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.Schedule.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteSchedule(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/DeleteSchedule',
+            arena_dot_v1_dot_arena__pb2.DeleteScheduleRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.DeleteScheduleResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -69,6 +69,14 @@ class ArenaServiceStub:
     """Withdraws an entrant from the next unpaired round on (admin)."""
     EnterEntrant: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ChangeEntrantRequest, _arena_pb2.EntrantChange]
     """Enters a bot late, from the next unpaired round on (admin)."""
+    CreateSchedule: _grpc.UnaryUnaryMultiCallable[_arena_pb2.CreateScheduleRequest, _arena_pb2.Schedule]
+    """Creates a recurring tournament: one edition per period, started by beat (admin)."""
+    ListSchedules: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListSchedulesRequest, _arena_pb2.ListSchedulesResponse]
+    """Lists the schedules."""
+    PauseSchedule: _grpc.UnaryUnaryMultiCallable[_arena_pb2.PauseScheduleRequest, _arena_pb2.Schedule]
+    """Pauses or resumes a schedule (admin)."""
+    DeleteSchedule: _grpc.UnaryUnaryMultiCallable[_arena_pb2.DeleteScheduleRequest, _arena_pb2.DeleteScheduleResponse]
+    """Deletes a schedule; the editions it created stay (admin)."""
 
 @_typing.type_check_only
 class ArenaServiceAsyncStub(ArenaServiceStub):
@@ -107,6 +115,14 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     """Withdraws an entrant from the next unpaired round on (admin)."""
     EnterEntrant: _aio.UnaryUnaryMultiCallable[_arena_pb2.ChangeEntrantRequest, _arena_pb2.EntrantChange]  # type: ignore[assignment]
     """Enters a bot late, from the next unpaired round on (admin)."""
+    CreateSchedule: _aio.UnaryUnaryMultiCallable[_arena_pb2.CreateScheduleRequest, _arena_pb2.Schedule]  # type: ignore[assignment]
+    """Creates a recurring tournament: one edition per period, started by beat (admin)."""
+    ListSchedules: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListSchedulesRequest, _arena_pb2.ListSchedulesResponse]  # type: ignore[assignment]
+    """Lists the schedules."""
+    PauseSchedule: _aio.UnaryUnaryMultiCallable[_arena_pb2.PauseScheduleRequest, _arena_pb2.Schedule]  # type: ignore[assignment]
+    """Pauses or resumes a schedule (admin)."""
+    DeleteSchedule: _aio.UnaryUnaryMultiCallable[_arena_pb2.DeleteScheduleRequest, _arena_pb2.DeleteScheduleResponse]  # type: ignore[assignment]
+    """Deletes a schedule; the editions it created stay (admin)."""
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     """The arena's public service."""
@@ -226,5 +242,37 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.EntrantChange, _abc.Awaitable[_arena_pb2.EntrantChange]]:
         """Enters a bot late, from the next unpaired round on (admin)."""
+
+    @_abc_1.abstractmethod
+    def CreateSchedule(
+        self,
+        request: _arena_pb2.CreateScheduleRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Schedule, _abc.Awaitable[_arena_pb2.Schedule]]:
+        """Creates a recurring tournament: one edition per period, started by beat (admin)."""
+
+    @_abc_1.abstractmethod
+    def ListSchedules(
+        self,
+        request: _arena_pb2.ListSchedulesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListSchedulesResponse, _abc.Awaitable[_arena_pb2.ListSchedulesResponse]]:
+        """Lists the schedules."""
+
+    @_abc_1.abstractmethod
+    def PauseSchedule(
+        self,
+        request: _arena_pb2.PauseScheduleRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Schedule, _abc.Awaitable[_arena_pb2.Schedule]]:
+        """Pauses or resumes a schedule (admin)."""
+
+    @_abc_1.abstractmethod
+    def DeleteSchedule(
+        self,
+        request: _arena_pb2.DeleteScheduleRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.DeleteScheduleResponse, _abc.Awaitable[_arena_pb2.DeleteScheduleResponse]]:
+        """Deletes a schedule; the editions it created stay (admin)."""
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

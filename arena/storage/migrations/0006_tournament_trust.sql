@@ -31,3 +31,25 @@ CREATE TABLE skill_ratings (
     PRIMARY KEY (bot_id, game, system)
 );
 CREATE INDEX skill_ratings_leaderboard_idx ON skill_ratings (game, system, mu DESC);
+
+-- Recurring tournaments: beat creates an edition each period; a missed start is caught up once.
+CREATE TABLE schedules (
+    id bigserial PRIMARY KEY,
+    name text NOT NULL,
+    game text NOT NULL,
+    options jsonb NOT NULL DEFAULT '{}',
+    format text NOT NULL DEFAULT 'swiss',
+    rating_system text NOT NULL DEFAULT 'elo',
+    table_size integer NOT NULL,
+    rounds integer NOT NULL DEFAULT 0,
+    clock jsonb NOT NULL DEFAULT '{}',
+    bot_names text[],
+    every interval NOT NULL,
+    next_run timestamptz NOT NULL,
+    paused boolean NOT NULL DEFAULT false,
+    editions integer NOT NULL DEFAULT 0,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT schedules_name_key UNIQUE (name),
+    CONSTRAINT schedules_every_check CHECK (every >= interval '1 second'),
+    CONSTRAINT schedules_rounds_check CHECK (rounds >= 0)
+);
