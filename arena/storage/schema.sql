@@ -222,3 +222,23 @@ CREATE TABLE schedules (
     CONSTRAINT schedules_every_check CHECK (every >= interval '1 second'),
     CONSTRAINT schedules_rounds_check CHECK (rounds >= 0)
 );
+
+-- A continuous ladder per game: beat keeps making matches among the connected bots.
+CREATE TABLE ladders (
+    game text PRIMARY KEY,
+    table_size integer NOT NULL,
+    concurrency integer NOT NULL DEFAULT 1,
+    clock jsonb NOT NULL DEFAULT '{}',
+    active boolean NOT NULL DEFAULT true,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT ladders_table_size_check CHECK (table_size >= 2),
+    CONSTRAINT ladders_concurrency_check CHECK (concurrency >= 1)
+);
+
+-- The matches a ladder made (ad-hoc matches, rated by the referee as each finishes).
+CREATE TABLE ladder_matches (
+    match_id bigint PRIMARY KEY REFERENCES matches (id) ON DELETE CASCADE,
+    game text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX ladder_matches_game_idx ON ladder_matches (game);

@@ -307,3 +307,31 @@ UPDATE schedules SET paused = %(paused)s WHERE id = %(schedule_id)s RETURNING id
 
 -- name: delete_schedule
 DELETE FROM schedules WHERE id = %(schedule_id)s RETURNING id;
+
+-- name: upsert_ladder
+INSERT INTO ladders (game, table_size, concurrency, clock, active)
+VALUES (%(game)s, %(table_size)s, %(concurrency)s, %(clock)s, true)
+ON CONFLICT (game) DO UPDATE SET table_size = excluded.table_size,
+    concurrency = excluded.concurrency, clock = excluded.clock, active = true;
+
+-- name: stop_ladder
+UPDATE ladders SET active = false WHERE game = %(game)s RETURNING game;
+
+-- name: active_ladders_for_update
+-- One beat tick at a time per ladder: a racing tick skips the ladders another holds.
+SELECT game, table_size, concurrency, clock FROM ladders WHERE active
+ORDER BY game FOR UPDATE SKIP LOCKED;
+
+-- name: ladder_games
+-- Ladder matches per bot in a game.
+SELECT s.bot_id, count(*) FROM ladder_matches l JOIN seats s ON s.match_id = l.match_id
+WHERE l.game = %(game)s GROUP BY s.bot_id;
+
+-- name: busy_bots
+-- Matches each bot is playing now (any kind), for the ladder's per-bot concurrency limit.
+SELECT s.bot_id, count(*) FROM seats s JOIN matches m ON m.id = s.match_id
+WHERE m.status IN ('pending', 'running') GROUP BY s.bot_id;
+
+-- name: record_ladder_match
+INSERT INTO ladder_matches (match_id, game) VALUES (%(match_id)s, %(game)s)
+ON CONFLICT DO NOTHING;
