@@ -1,4 +1,4 @@
-"""`arena schedule create|list|pause|delete`: recurring tournaments."""
+"""`arena schedule create|list|pause|delete` (recurring tournaments) and `arena ladder`."""
 
 from __future__ import annotations
 
@@ -136,3 +136,42 @@ def add_commands(sub: Any) -> None:
     for parser in (c, ls, p, d):
         parser.add_argument("--address", default="")
         parser.add_argument("--admin-token", default="")
+
+
+def ladder(args: argparse.Namespace) -> int:
+    """Start or stop a game's continuous ladder."""
+    if args.ladder_command == "start":
+        request = arena_pb2.StartLadderRequest(
+            game=args.game,
+            table_size=args.table_size,
+            concurrency=args.concurrency,
+            clock=common_pb2.Clock(per_decision=to_duration(seconds(args.per_decision))),
+        )
+        done = asyncio.run(
+            _call(args, lambda api: api.StartLadder(request, metadata=entrant_cli.admin(args)))
+        )
+        print(
+            f"ladder of {done.game} running: {done.table_size}-seat tables, at most"
+            f" {done.concurrency} at once per bot"
+        )
+    else:
+        stop = arena_pb2.StopLadderRequest(game=args.game)
+        asyncio.run(_call(args, lambda api: api.StopLadder(stop, metadata=entrant_cli.admin(args))))
+        print(f"ladder of {args.game} stopped; matches in play will finish")
+    return 0
+
+
+def add_ladder_commands(sub: Any) -> None:
+    """Add `arena ladder start|stop`."""
+    parser = sub.add_parser("ladder", help="a game's continuous ladder")
+    l_sub = parser.add_subparsers(dest="ladder_command", required=True)
+    start = l_sub.add_parser("start", help="admin: keep making matches among connected bots")
+    start.add_argument("--table-size", type=int, default=4)
+    start.add_argument("--concurrency", type=int, default=1, help="matches per bot at once")
+    start.add_argument("--per-decision", type=float, default=5.0)
+    stop = l_sub.add_parser("stop", help="admin: stop making ladder matches")
+    for p in (start, stop):
+        p.add_argument("--game", required=True, choices=engines.names())
+        p.add_argument("--address", default="")
+        p.add_argument("--admin-token", default="")
+        p.set_defaults(func=_guarded(ladder))

@@ -413,3 +413,4 @@ def add_commands(sub: Any) -> None:
     d.set_defaults(func=demo)
     entrant_cli.add_commands(t_sub, c, lb)
     schedule_cli.add_commands(sub)
+    schedule_cli.add_ladder_commands(sub)

@@ -15,7 +15,7 @@ import grpc
 from google.protobuf import json_format
 
 import engines
-from arena import entries, metrics, schedules, tournaments, wire
+from arena import entries, ladder, metrics, schedules, tournaments, wire
 from arena.auth import bearer, new_token, same_token, token_hash
 from arena.clock import Clock
 from arena.referee import requests
@@ -579,6 +579,44 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         except StorageError as exc:
             code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
         await _fail(context, method, code, message)
+
+    # -- ladders ---------------------------------------------------------------------------------
+    async def StartLadder(
+        self, request: arena_pb2.StartLadderRequest, context: Context
+    ) -> arena_pb2.Ladder:
+        await self._admin(context, "StartLadder")
+        try:
+            clock = self.referee.config.default_clock.merged(
+                request.clock if request.HasField("clock") else None
+            )
+            concurrency = request.concurrency or 1
+            await ladder.start(self.db, request.game, request.table_size, concurrency, clock)
+            return arena_pb2.Ladder(
+                game=request.game,
+                table_size=request.table_size,
+                concurrency=concurrency,
+                active=True,
+            )
+        except UnknownGame as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc)
+        except (EngineError, ValueError) as exc:
+            code, message = grpc.StatusCode.INVALID_ARGUMENT, str(exc)
+        except StorageError as exc:
+            code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
+        await _fail(context, "StartLadder", code, message)
+
+    async def StopLadder(
+        self, request: arena_pb2.StopLadderRequest, context: Context
+    ) -> arena_pb2.Ladder:
+        await self._admin(context, "StopLadder")
+        try:
+            await ladder.stop(self.db, request.game)
+            return arena_pb2.Ladder(game=request.game, active=False)
+        except LookupError as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc.args[0])
+        except StorageError as exc:
+            code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
+        await _fail(context, "StopLadder", code, message)
 
 
 def schedule_message(s: schedules.Schedule) -> arena_pb2.Schedule:

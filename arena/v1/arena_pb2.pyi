@@ -1376,3 +1376,95 @@ class DeleteScheduleResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DeleteScheduleResponse: _TypeAlias = DeleteScheduleResponse  # noqa: Y015
+
+@_typing.final
+class StartLadderRequest(_message.Message):
+    """Asks to start a game's continuous ladder."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    TABLE_SIZE_FIELD_NUMBER: _builtins.int
+    CONCURRENCY_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """The game's registry name."""
+    table_size: _builtins.int
+    """Seats per table."""
+    concurrency: _builtins.int
+    """Ladder matches a bot may play at once (default 1)."""
+    @_builtins.property
+    def clock(self) -> _common_pb2.Clock:
+        """The time control of its matches; unset fields take the referee's defaults."""
+
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        table_size: _builtins.int = ...,
+        concurrency: _builtins.int = ...,
+        clock: _common_pb2.Clock | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "concurrency", b"concurrency", "game", b"game", "table_size", b"table_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StartLadderRequest: _TypeAlias = StartLadderRequest  # noqa: Y015
+
+@_typing.final
+class StopLadderRequest(_message.Message):
+    """Asks to stop a game's ladder."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """The game's registry name."""
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StopLadderRequest: _TypeAlias = StopLadderRequest  # noqa: Y015
+
+@_typing.final
+class Ladder(_message.Message):
+    """A game's continuous ladder."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    TABLE_SIZE_FIELD_NUMBER: _builtins.int
+    CONCURRENCY_FIELD_NUMBER: _builtins.int
+    ACTIVE_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """The game's registry name."""
+    table_size: _builtins.int
+    """Seats per table."""
+    concurrency: _builtins.int
+    """Ladder matches a bot may play at once."""
+    active: _builtins.bool
+    """Whether it is making matches."""
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        table_size: _builtins.int = ...,
+        concurrency: _builtins.int = ...,
+        active: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["active", b"active", "concurrency", b"concurrency", "game", b"game", "table_size", b"table_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Ladder: _TypeAlias = Ladder  # noqa: Y015

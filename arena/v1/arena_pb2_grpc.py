@@ -125,6 +125,16 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.DeleteScheduleRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.DeleteScheduleResponse.FromString,
                 _registered_method=True)
+        self.StartLadder = channel.unary_unary(
+                '/arena.v1.ArenaService/StartLadder',
+                request_serializer=arena_dot_v1_dot_arena__pb2.StartLadderRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.Ladder.FromString,
+                _registered_method=True)
+        self.StopLadder = channel.unary_unary(
+                '/arena.v1.ArenaService/StopLadder',
+                request_serializer=arena_dot_v1_dot_arena__pb2.StopLadderRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.Ladder.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -259,6 +269,20 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StartLadder(self, request, context):
+        """Starts (or reconfigures) a game's continuous ladder (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StopLadder(self, request, context):
+        """Stops making a game's ladder matches; running ones finish (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -351,6 +375,16 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.DeleteSchedule,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.DeleteScheduleRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.DeleteScheduleResponse.SerializeToString,
+            ),
+            'StartLadder': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartLadder,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.StartLadderRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.Ladder.SerializeToString,
+            ),
+            'StopLadder': grpc.unary_unary_rpc_method_handler(
+                    servicer.StopLadder,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.StopLadderRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.Ladder.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -840,6 +874,60 @@ class ArenaService:
             '/arena.v1.ArenaService/DeleteSchedule',
             arena_dot_v1_dot_arena__pb2.DeleteScheduleRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.DeleteScheduleResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartLadder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/StartLadder',
+            arena_dot_v1_dot_arena__pb2.StartLadderRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.Ladder.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StopLadder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/StopLadder',
+            arena_dot_v1_dot_arena__pb2.StopLadderRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.Ladder.FromString,
             options,
             channel_credentials,
             insecure,

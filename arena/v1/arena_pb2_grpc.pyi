@@ -77,6 +77,10 @@ class ArenaServiceStub:
     """Pauses or resumes a schedule (admin)."""
     DeleteSchedule: _grpc.UnaryUnaryMultiCallable[_arena_pb2.DeleteScheduleRequest, _arena_pb2.DeleteScheduleResponse]
     """Deletes a schedule; the editions it created stay (admin)."""
+    StartLadder: _grpc.UnaryUnaryMultiCallable[_arena_pb2.StartLadderRequest, _arena_pb2.Ladder]
+    """Starts (or reconfigures) a game's continuous ladder (admin)."""
+    StopLadder: _grpc.UnaryUnaryMultiCallable[_arena_pb2.StopLadderRequest, _arena_pb2.Ladder]
+    """Stops making a game's ladder matches; running ones finish (admin)."""
 
 @_typing.type_check_only
 class ArenaServiceAsyncStub(ArenaServiceStub):
@@ -123,6 +127,10 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     """Pauses or resumes a schedule (admin)."""
     DeleteSchedule: _aio.UnaryUnaryMultiCallable[_arena_pb2.DeleteScheduleRequest, _arena_pb2.DeleteScheduleResponse]  # type: ignore[assignment]
     """Deletes a schedule; the editions it created stay (admin)."""
+    StartLadder: _aio.UnaryUnaryMultiCallable[_arena_pb2.StartLadderRequest, _arena_pb2.Ladder]  # type: ignore[assignment]
+    """Starts (or reconfigures) a game's continuous ladder (admin)."""
+    StopLadder: _aio.UnaryUnaryMultiCallable[_arena_pb2.StopLadderRequest, _arena_pb2.Ladder]  # type: ignore[assignment]
+    """Stops making a game's ladder matches; running ones finish (admin)."""
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     """The arena's public service."""
@@ -274,5 +282,21 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.DeleteScheduleResponse, _abc.Awaitable[_arena_pb2.DeleteScheduleResponse]]:
         """Deletes a schedule; the editions it created stay (admin)."""
+
+    @_abc_1.abstractmethod
+    def StartLadder(
+        self,
+        request: _arena_pb2.StartLadderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Ladder, _abc.Awaitable[_arena_pb2.Ladder]]:
+        """Starts (or reconfigures) a game's continuous ladder (admin)."""
+
+    @_abc_1.abstractmethod
+    def StopLadder(
+        self,
+        request: _arena_pb2.StopLadderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Ladder, _abc.Awaitable[_arena_pb2.Ladder]]:
+        """Stops making a game's ladder matches; running ones finish (admin)."""
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

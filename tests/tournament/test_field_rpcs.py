@@ -75,3 +75,53 @@ def test_withdraw_and_enter_over_rpc_and_cli(fresh_database_url: str) -> None:
                 assert code == 0 and "OpenSkill leaderboard: hart" in out
 
     asyncio.run(scenario())
+
+
+def test_schedules_and_ladders_over_rpc_and_cli(fresh_database_url: str) -> None:
+    async def scenario() -> None:
+        async with running_referee(fresh_database_url) as server:
+            address = server.address
+            for name in ["q0", "q1", "q2"]:
+                await register(address, name)
+            admin = ("--address", address, "--admin-token", ADMIN)
+
+            async def run(*argv: str) -> tuple[int, str, str]:
+                return await asyncio.to_thread(_cli, *argv)
+
+            code, out, _ = await run(
+                "schedule", "create", "--name", "nightly", "--game", "hart", "--bots",
+                "q0,q1,q2", "--table-size", "3", "--daily-at", "02:00", *admin,
+            )  # fmt: skip
+            assert code == 0 and "nightly" in out and "every 1 day" in out
+            code, _, err = await run(
+                "schedule", "create", "--name", "bad", "--game", "hart", "--every", "soon", *admin
+            )
+            assert code == 2 and "bad period 'soon'" in err
+            code, _, err = await run(
+                "schedule", "create", "--name", "nightly", "--game", "hart", "--every", "6h",
+                "--table-size", "3", *admin,
+            )  # fmt: skip
+            assert code == 1 and "exists" in err and "Traceback" not in err
+            code, out, _ = await run("schedule", "list", "--address", address)
+            assert code == 0 and "every connected bot" not in out and "q0,q1,q2" in out
+            schedule_id = out.split()[0]
+            code, out, _ = await run("schedule", "pause", schedule_id, *admin)
+            assert code == 0 and "paused" in out
+            code, out, _ = await run("schedule", "delete", schedule_id, *admin)
+            assert code == 0 and out.strip() == f"schedule {schedule_id} deleted"
+            code, _, err = await run("schedule", "delete", schedule_id, *admin)
+            assert code == 1 and f"no schedule {schedule_id}" in err
+            code, out, _ = await run(
+                "ladder", "start", "--game", "hart", "--table-size", "3", *admin
+            )
+            assert code == 0 and "ladder of hart running: 3-seat tables" in out
+            code, _, err = await run(
+                "ladder", "start", "--game", "hart", "--table-size", "9", *admin
+            )
+            assert code == 1 and "table size 9" in err
+            code, out, _ = await run("ladder", "stop", "--game", "hart", *admin)
+            assert code == 0 and "stopped" in out
+            code, _, err = await run("ladder", "stop", "--game", "crossing", *admin)
+            assert code == 1 and "no ladder for 'crossing'" in err
+
+    asyncio.run(scenario())
