@@ -55,16 +55,16 @@ _BLOCK_PLAYERS = 12
 # Search nodes per block: bounds the time of a pathological block, keeping the best found.
 _BLOCK_BUDGET = 4_000
 # Search nodes for all the repairs of one round together, and for the quick first repair.
-_REPAIR_BUDGET = 12_000
-_QUICK_REPAIR = 2_000
+_REPAIR_BUDGET = 6_000
+_QUICK_REPAIR = 1_500
 # How far down the standings the greedy fold looks for a player not met yet.
 _WINDOW = 24
 _REPAIR_PASSES = 3
 # How many groups away, in the fold's order, a group with a repeat looks for a swap.
 _REACH = 16
 # The rematch-free search: nodes per attempt, restarts, and the most players searched together.
-_FREE_BUDGET = 20_000
-_FREE_RESTARTS = 4
+_FREE_BUDGET = 1_500
+_FREE_RESTARTS = 3
 _FREE_LIMIT = 400
 # Passes of pairwise swaps that bring the score spread down after that search.
 _POLISH_PASSES = 3

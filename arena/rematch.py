@@ -169,7 +169,7 @@ class _Search:
         if len(table) == slot[1]:
             self._take(table)
             self.tables.append((slot, tuple(sorted(table))))
-            if self._place():
+            if self._viable() and self._place():
                 return True
             self.tables.pop()
             self._give_back(table)
@@ -177,17 +177,29 @@ class _Search:
         need = slot[1] - len(table)
         for k in range(start, len(cands) - need + 1):
             q = cands[k]
-            met_q = self.met[q]
-            if any(m in met_q for m in table):
-                continue
             self.nodes += 1
             if self.nodes > self.budget:
                 raise _OutOfBudget
+            met_q = self.met[q]
+            # Only candidates after q that q has not met can join q's table.
+            rest = [c for c in cands[k + 1 :] if c not in met_q]
+            if len(rest) < need - 1:
+                continue
             table.append(q)
-            if self._fill(slot, table, cands, k + 1):
+            if self._fill(slot, table, rest, 0):
                 return True
             table.pop()
         return False
+
+    def _viable(self) -> bool:
+        """Forward check: every unseated player can still find enough strangers for a table."""
+        if self.sit_out or self.left == 0:
+            return True
+        smallest = min(size for (_, size), n in self.slots.items() if n)
+        most = self.left - smallest  # more than this many met among the unseated: stranded
+        return all(
+            not free or met <= most for free, met in zip(self.free, self.met_left, strict=True)
+        )
 
     def _outwards(self, anchor: int) -> list[int]:
         """Free players by distance from `anchor` in the standings, nearest first."""
