@@ -12,30 +12,37 @@ from __future__ import annotations
 
 import asyncio
 import os
-import secrets
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from psycopg.rows import dict_row
-from psycopg.types.json import Jsonb
 
 import engines
-from arena import metrics, skill
-from arena.clock import Clock
-from arena.formats import (
-    Format,
-    RatingSystem,
-    default_rounds,
-    pair_round_robin,
-    parse_format,
-    parse_rating_system,
-)
+from arena import metrics
+from arena.formats import Format, pair_round_robin
 from arena.pairing import History, RoundResult, TableResult, pair_round, standings
-from arena.ratings import DEFAULT_K, DEFAULT_RATING, elo_deltas, provisional_k, rate_round
+from arena.rating_store import leaderboard, rate_match
+from arena.rating_store import rate_closed_round as _rate_round
+from arena.ratings import DEFAULT_K
 from arena.standings import to_units
+from arena.tournament_setup import (
+    NewTournament,
+    create_tournament,
+    insert_tournament,
+    prepare_tournament,
+)
+
+# Creating tournaments and writing ratings live in their own modules; these names stay here.
+__all__ = [
+    "NewTournament",
+    "create_tournament",
+    "insert_tournament",
+    "leaderboard",
+    "prepare_tournament",
+    "rate_match",
+]
 from arena.storage import Database
 from arena.storage.sql import query
 
@@ -88,126 +95,6 @@ class StandingRow:
     rounds_played: int
     withdrawn: bool = False
     """Whether the bot has left the tournament (it keeps its place in the standings)."""
-
-
-# -- creating ------------------------------------------------------------------------------------
-async def create_tournament(
-    db: Database,
-    *,
-    name: str,
-    game: str,
-    bot_names: Sequence[str],
-    table_size: int,
-    rounds: int | None,
-    clock: Clock,
-    options: dict[str, Any] | None = None,
-    starts_at: datetime | None = None,
-    seed: int = 0,
-    format: Format | str = Format.SWISS,
-    rating_system: RatingSystem | str = RatingSystem.ELO,
-    forfeit_limit: int | None = None,
-) -> int:
-    """Validate and store a scheduled tournament; `ValueError`/`EngineError` name what is wrong.
-
-    `rounds` None (or 0) picks `default_rounds` for the field; `forfeit_limit` withdraws a bot
-    once it has forfeited that many matches of the tournament.
-    """
-    new = await prepare_tournament(
-        db,
-        name=name,
-        game=game,
-        bot_names=bot_names,
-        table_size=table_size,
-        rounds=rounds,
-        clock=clock,
-        options=options,
-        starts_at=starts_at,
-        seed=seed,
-        format=format,
-        rating_system=rating_system,
-        forfeit_limit=forfeit_limit,
-    )
-    async with db.transaction("create tournament") as conn:
-        return await insert_tournament(conn, new)
-
-
-@dataclass(frozen=True, slots=True)
-class NewTournament:
-    """A validated tournament, ready to insert."""
-
-    params: dict[str, Any]
-    bot_ids: tuple[int, ...]
-
-
-async def prepare_tournament(
-    db: Database,
-    *,
-    name: str,
-    game: str,
-    bot_names: Sequence[str],
-    table_size: int,
-    rounds: int | None,
-    clock: Clock,
-    options: dict[str, Any] | None = None,
-    starts_at: datetime | None = None,
-    seed: int = 0,
-    format: Format | str = Format.SWISS,
-    rating_system: RatingSystem | str = RatingSystem.ELO,
-    forfeit_limit: int | None = None,
-) -> NewTournament:
-    """Check a tournament's settings and resolve its bots (see `create_tournament`)."""
-    rules = engines.get(game)
-    if table_size not in rules.seat_counts:
-        raise ValueError(
-            f"table size {table_size} is not a seat count of {game} {list(rules.seat_counts)}"
-        )
-    format_ = parse_format(str(format))
-    system = parse_rating_system(str(rating_system))
-    if rounds is not None and rounds < 0:
-        raise ValueError(f"rounds must be at least 1 (or 0 to choose), got {rounds}")
-    if forfeit_limit is not None and forfeit_limit < 1:
-        raise ValueError(f"the forfeit limit must be at least 1, got {forfeit_limit}")
-    if len(set(bot_names)) != len(bot_names):
-        raise ValueError("a bot may enter only once")
-    smallest = min((s for s in rules.seat_counts if s >= 2), default=2)
-    if len(bot_names) < smallest:
-        raise ValueError(
-            f"{game} needs at least {smallest} entrants to fill one table; got {len(bot_names)}"
-        )
-    rounds = rounds or default_rounds(len(bot_names), table_size, format_)
-    resolved = rules.resolve_options(options or {})
-    bot_ids = []
-    for bot in bot_names:
-        row = await db.bot_by_name(bot)
-        if row is None:
-            raise LookupError(f"unknown bot {bot!r}")
-        bot_ids.append(row.id)
-    params = {
-        "name": name or f"{game} {format_.value.replace('_', '-')}",
-        "game": game,
-        "options": Jsonb(resolved),
-        "table_size": table_size,
-        "rounds": rounds,
-        "clock": Jsonb(clock.to_json()),
-        "starts_at": starts_at or datetime.now(UTC),
-        "seed": seed or secrets.randbits(62),
-        "format": format_.value,
-        "rating_system": system.value,
-        "forfeit_limit": forfeit_limit,
-    }
-    return NewTournament(params, tuple(bot_ids))
-
-
-async def insert_tournament(conn: Any, new: NewTournament) -> int:
-    """Insert a prepared tournament in the caller's transaction; returns its id."""
-    cursor = await conn.execute(query("create_tournament"), new.params)
-    row = await cursor.fetchone()
-    assert row is not None
-    tournament_id = int(row[0])
-    ids = {"tournament_id": tournament_id, "bot_ids": list(new.bot_ids)}
-    await conn.execute(query("create_entries"), ids)
-    await conn.execute(query("create_standings"), ids)
-    return tournament_id
 
 
 async def tournament(db: Database, tournament_id: int) -> dict[str, Any] | None:
@@ -352,115 +239,6 @@ async def close_round(
     return Step(round_no + 1, await pair(db, tournament_id, round_no + 1), closed_now)
 
 
-async def _rate_round(
-    conn: Any, game: str, tournament_id: int, round_no: int, current: Sequence[Table], k: float
-) -> None:
-    finished = [t for t in current if t.match_id is not None]
-    bots = sorted({b for t in finished for b in t.bot_ids})
-    cursor = await conn.execute(query("ratings_for_update"), {"game": game, "bot_ids": bots})
-    before = {int(r[0]): (float(r[1]), int(r[2])) for r in await cursor.fetchall()}
-    ratings = {b: before.get(b, (DEFAULT_RATING, 0))[0] for b in bots}
-    to_rate = []
-    for table in finished:
-        cursor = await conn.execute(query("mark_rated"), {"match_id": table.match_id})
-        if await cursor.fetchone() is not None:  # rated exactly once, here
-            to_rate.append(table)
-    played = {b: before.get(b, (DEFAULT_RATING, 0))[1] for b in bots}
-    per_match = {
-        t.match_id: rate_round(ratings, [list(zip(t.bot_ids, t.ranks, strict=True))], k, played)
-        for t in to_rate
-    }
-    if to_rate and await _rating_system(conn, tournament_id) == RatingSystem.OPENSKILL:
-        await skill.rate_tables(
-            conn, game, [list(zip(t.bot_ids, t.ranks, strict=True)) for t in to_rate]
-        )
-    changes: dict[str, list[Any]] = {
-        "bot_ids": [],
-        "match_ids": [],
-        "befores": [],
-        "afters": [],
-        "deltas": [],
-    }
-    totals: dict[int, float] = {}
-    for match_id, deltas in per_match.items():
-        for bot, delta in deltas.items():
-            totals[bot] = totals.get(bot, 0.0) + delta
-            for column, value in zip(
-                changes,
-                (bot, match_id, ratings[bot], ratings[bot] + delta, delta),
-                strict=True,
-            ):
-                changes[column].append(value)
-    if not totals:
-        return
-    # Two statements per round, however many tables: the batched writes of bench/ratings.py.
-    await conn.execute(
-        query("insert_rating_changes"),
-        {"game": game, "tournament_id": tournament_id, "round_no": round_no, **changes},
-    )
-    bots_rated = sorted(totals)
-    await conn.execute(
-        query("upsert_ratings"),
-        {
-            "game": game,
-            "bot_ids": bots_rated,
-            "ratings": [before.get(b, (DEFAULT_RATING, 0))[0] + totals[b] for b in bots_rated],
-            "games": [before.get(b, (DEFAULT_RATING, 0))[1] + 1 for b in bots_rated],
-        },
-    )
-
-
-async def _rating_system(conn: Any, tournament_id: int) -> RatingSystem:
-    cursor = await conn.execute(query("tournament"), {"tournament_id": tournament_id})
-    row = await cursor.fetchone()
-    return RatingSystem(row[14]) if row is not None else RatingSystem.ELO
-
-
-async def rate_match(db: Database, match_id: int, k: float = DEFAULT_K) -> dict[int, float]:
-    """Rate a finished ad-hoc match once; returns bot id -> change ({} if it was not rated now)."""
-    began = time.perf_counter()
-    async with db.transaction(f"rate match {match_id}") as conn:
-        cursor = await conn.execute(query("match_for_rating"), {"match_id": match_id})
-        row = await cursor.fetchone()
-        if row is None or row[2] != "finished" or row[3] or row[4] is not None:
-            return {}
-        game = row[1]
-        cursor = await conn.execute(query("match_ranks"), {"match_id": match_id})
-        seats = [(int(b), int(r)) for b, r in await cursor.fetchall()]
-        bots = [b for b, _ in seats]
-        cursor = await conn.execute(query("ratings_for_update"), {"game": game, "bot_ids": bots})
-        before = {int(r[0]): (float(r[1]), int(r[2])) for r in await cursor.fetchall()}
-        current = [before.get(b, (DEFAULT_RATING, 0))[0] for b in bots]
-        ks = [provisional_k(before.get(b, (DEFAULT_RATING, 0))[1], k) for b in bots]
-        deltas = elo_deltas(current, [r for _, r in seats], ks)
-        await conn.execute(query("mark_rated"), {"match_id": match_id})
-        for bot, old, delta in zip(bots, current, deltas, strict=True):
-            await conn.execute(
-                query("insert_rating_change"),
-                {
-                    "bot_id": bot,
-                    "game": game,
-                    "match_id": match_id,
-                    "tournament_id": None,
-                    "round_no": None,
-                    "before": old,
-                    "after": old + delta,
-                    "delta": delta,
-                },
-            )
-            await conn.execute(
-                query("upsert_rating"),
-                {
-                    "bot_id": bot,
-                    "game": game,
-                    "rating": old + delta,
-                    "games": before.get(bot, (DEFAULT_RATING, 0))[1] + 1,
-                },
-            )
-    metrics.RATING_UPDATE_SECONDS.observe(time.perf_counter() - began)
-    return dict(zip(bots, deltas, strict=True))
-
-
 # -- standings -----------------------------------------------------------------------------------
 async def _results(
     db: Database, tournament_id: int, info: dict[str, Any], before: int
@@ -585,22 +363,6 @@ async def standings_of(db: Database, tournament_id: int) -> list[StandingRow]:
         )
         for i, r in enumerate(rows)
     ]
-
-
-async def leaderboard(
-    db: Database, game: str, limit: int = 20, system: RatingSystem | str = RatingSystem.ELO
-) -> list[dict[str, Any]]:
-    """The top bots of a game by Elo rating, or by OpenSkill's conservative mu - 3 sigma."""
-    chosen = parse_rating_system(str(system))
-    sql = query("leaderboard") if chosen == RatingSystem.ELO else query("skill_leaderboard")
-    params = {"game": game, "limit": limit, "system": chosen.value}
-    async with db.transaction("read leaderboard") as conn, conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(sql, params)
-        rows = await cur.fetchall()
-    if chosen != RatingSystem.ELO:
-        for row in rows:
-            row["rating"] = row["ordinal"]
-    return rows
 
 
 async def progress(db: Database, tournament_id: int) -> tuple[int, int]:
