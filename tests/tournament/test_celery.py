@@ -39,11 +39,15 @@ class SteadyBot(RandomBot):
 
 @contextmanager
 def isolated_redis() -> Iterator[str]:
-    """A Redis database number of our own on the configured (or embedded) server, emptied."""
+    """A Redis database of our own, emptied: the configured one (ARENA_REDIS_URL names a database
+    per test run, and a random number could empty a database another run is using), else a
+    random database number on the embedded server."""
     base = redis_url()
-    prefix, _, _ = base.rpartition("/")
-    number = 1 + uuid.uuid4().int % 15
-    url = f"{prefix}/{number}"
+    if os.environ.get("ARENA_REDIS_URL"):
+        url = base
+    else:
+        prefix, _, _ = base.rpartition("/")
+        url = f"{prefix}/{1 + uuid.uuid4().int % 15}"
     client = redis.Redis.from_url(url)
     client.flushdb()
     try:
