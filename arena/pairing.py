@@ -63,7 +63,7 @@ _REPAIR_PASSES = 3
 # How many groups away, in the fold's order, a group with a repeat looks for a swap.
 _REACH = 16
 # The rematch-free search: nodes per attempt, restarts, and the most players searched together.
-_FREE_BUDGET = 1_500
+_FREE_BUDGET = 1_000
 _FREE_RESTARTS = 3
 _FREE_LIMIT = 400
 # Passes of pairwise swaps that bring the score spread down after that search.
@@ -204,7 +204,12 @@ class _Field:
             unfair = sum(1 for i in members if self.disadvantaged[i])
             return (0, unfair, 0, sum(low - i for i in members), 0)
         met = self.met
-        repeats = sum(met[a].get(b, 0) for a, b in combinations(members, 2))
+        repeats = 0
+        for i, a in enumerate(members):
+            mine = met[a]
+            if mine:  # a plain loop: this is the pairing's innermost call
+                for b in members[i + 1 :]:
+                    repeats += mine.get(b, 0)
         spread = self.score[members[0]] - self.score[members[-1]]
         width = members[-1] - members[0]
         if kind == _Kind.SHORT:
@@ -294,7 +299,8 @@ class _Field:
                 frozenset({int(_Kind.SHORT)}),
                 eligible,
                 _FREE_BUDGET,
-                _FREE_RESTARTS,
+                # Fairness alone (no repeat at stake) is worth a shorter search.
+                1 if fair_only else _FREE_RESTARTS,
                 seed,
             )
             if verdict.seating is not None:
