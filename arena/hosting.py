@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import grpc
@@ -100,3 +101,26 @@ async def host_table(tournament_id: int, round_no: int, table_no: int) -> dict[s
     if match.status == common_pb2.MATCH_STATUS_ABORTED:
         ranks = [1] * len(ranks)
     return {"match_id": match.match_id, "ranks": ranks}
+
+
+async def connected_bots() -> list[str]:
+    """The names of the bots connected to the referee now (a schedule's default entrants)."""
+    try:
+        async with grpc.aio.insecure_channel(referee_address()) as channel:
+            api = arena_pb2_grpc.ArenaServiceStub(channel)
+            reply = await api.ListBots(arena_pb2.ListBotsRequest(), timeout=30)
+    except grpc.aio.AioRpcError as exc:
+        raise ConnectionError(f"referee at {referee_address()}: {exc.details()}") from None
+    return sorted({bot.name for bot in reply.bots})
+
+
+async def create_ladder_match(game: str, bots: Sequence[str], clock: Clock) -> int:
+    """Ask the referee for an ad-hoc match of `bots` (a ladder's table); its id."""
+    request = arena_pb2.CreateMatchRequest(game=game, bots=list(bots), clock=clock.to_proto())
+    try:
+        async with grpc.aio.insecure_channel(referee_address()) as channel:
+            api = arena_pb2_grpc.ArenaServiceStub(channel)
+            match = await api.CreateMatch(request, metadata=admin_metadata(), timeout=30)
+    except grpc.aio.AioRpcError as exc:
+        raise ConnectionError(f"referee at {referee_address()}: {exc.details()}") from None
+    return int(match.match_id)

@@ -1,38 +1,76 @@
-"""Swiss pairing for tables of 2-6 seats: match points, standings, history and `pair_round`."""
+"""Swiss pairing for tables of 2-6 seats: meeting history and `pair_round`."""
 
 from __future__ import annotations
 
 import hashlib
-import math
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from fractions import Fraction
 from itertools import combinations
 
-from arena.ratings import DEFAULT_RATING
+from arena.rematch import Slot, find_rematch_free, repeat_lower_bound
+from arena.standings import (
+    POINT_UNITS,
+    Entrant,
+    RoundResult,
+    TableResult,
+    bye_points,
+    match_points,
+    rank_key,
+    standings,
+)
+from arena.table_plan import TablePlan, plan_tables
+
+__all__ = [
+    "Entrant",
+    "History",
+    "Pairing",
+    "RoundResult",
+    "TablePlan",
+    "TableResult",
+    "bye_points",
+    "match_points",
+    "pair_round",
+    "plan_tables",
+    "standings",
+]
 
 # `pair_round` orders the entrants by score, tie-break, rating and a hash of (seed, round, bot),
-# then partitions them into tables minimising, in this order: repeat meetings, byes or short
-# tables for players who already had one, score spread within a table, and then, so that byes
-# and short tables go low and tables stay compact, standing position. Small fields are solved
-# exactly by branch and bound. Large fields are folded greedily, then each group that still has a
-# repeat or an unfair seat is re-solved exactly with its neighbours (at most `_BLOCK_PLAYERS`
-# players), then with single groups a little further away: fast because such groups are rare.
+# then partitions them into the tables of `plan_tables` minimising, in this order: repeat
+# meetings, byes or short tables for players who already had one, score spread within a table,
+# and then, so that byes and short tables go low and tables stay compact, standing position.
+# Small fields are solved exactly by branch and bound. Larger fields are folded greedily and each
+# group that still has a repeat or an unfair seat is re-solved exactly with nearby groups. If a
+# repeat is left, a most-constrained-first search (arena/rematch.py) decides whether a
+# rematch-free seating exists; when it finds one, pairwise re-solving of nearby tables brings
+# the score spread back down without letting a repeat in. When repeats are provably unavoidable
+# (a lower bound is met, or the search ran out of options within its budget), it stops.
 
 # Fields up to this size are partitioned exactly, with no node budget.
 _EXACT_LIMIT = 12
 # Players re-solved together around a table that still has a repeat or an unfair short seat.
 _BLOCK_PLAYERS = 12
 # Search nodes per block: bounds the time of a pathological block, keeping the best found.
-_BLOCK_BUDGET = 20_000
+_BLOCK_BUDGET = 4_000
+# Search nodes for all the repairs of one round together, and for the quick first repair.
+_REPAIR_BUDGET = 6_000
+_QUICK_REPAIR = 1_500
 # How far down the standings the greedy fold looks for a player not met yet.
 _WINDOW = 24
 _REPAIR_PASSES = 3
 # How many groups away, in the fold's order, a group with a repeat looks for a swap.
 _REACH = 16
-# Scores are compared in millionths of a point so float noise cannot split a tie.
-_QUANTUM = 1_000_000
+# The rematch-free search: nodes per attempt, restarts, and the most players searched together.
+_FREE_BUDGET = 1_000
+_FREE_RESTARTS = 3
+_FREE_LIMIT = 400
+# Passes of pairwise swaps that bring the score spread down after that search.
+_POLISH_PASSES = 3
+_POLISH_REACH = 3
+# Scores are compared in whole units: exact for every match-point value.
+_UNITS = POINT_UNITS
 
 
 class _Kind(IntEnum):
@@ -46,18 +84,6 @@ class _Kind(IntEnum):
 # (repeats, unfair short tables or byes, score spread, height of byes and short tables, width)
 _Cost = tuple[int, int, int, int, int]
 _ZERO: _Cost = (0, 0, 0, 0, 0)
-
-
-@dataclass(frozen=True, slots=True)
-class Entrant:
-    """One bot's standing before a round."""
-
-    bot: int
-    score: float
-    tiebreak: float
-    rating: float
-    byes: int = 0
-    short_tables: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,93 +125,6 @@ class Pairing:
     byes: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class TableResult:
-    """A finished table: its bots in seat order and their ranks (lower is better, ties share)."""
-
-    bots: tuple[int, ...]
-    ranks: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class RoundResult:
-    """A finished round: the organiser's table size, the finished tables and the byes."""
-
-    table_size: int
-    tables: tuple[TableResult, ...]
-    byes: tuple[int, ...] = ()
-
-
-def match_points(ranks: Sequence[int]) -> tuple[float, ...]:
-    """Points per seat: 1 for first to 0 for last, linear; tied seats share their places' mean."""
-    seats = len(ranks)
-    if seats < 2:
-        raise ValueError(f"match points need at least two seats, got {seats}")
-    counts = Counter(ranks)
-    start: dict[int, int] = {}
-    place = 0
-    for rank in sorted(counts):
-        start[rank] = place
-        place += counts[rank]
-    # The mean of the linear points over places start .. start + count - 1 is the points of
-    # the middle place.
-    return tuple(
-        (seats - 1 - (start[rank] + (counts[rank] - 1) / 2)) / (seats - 1) for rank in ranks
-    )
-
-
-def bye_points(table_size: int) -> float:
-    """Points for a bye: the average points of a table of `table_size` seats."""
-    return math.fsum(match_points(range(table_size))) / table_size
-
-
-def standings(
-    bots: Iterable[int], rounds: Iterable[RoundResult], ratings: Mapping[int, float]
-) -> tuple[Entrant, ...]:
-    """Entrants ordered by score, opponents' average score (Buchholz-style), rating and bot id."""
-    score: defaultdict[int, float] = defaultdict(float)
-    opponents: defaultdict[int, list[int]] = defaultdict(list)
-    byes: Counter[int] = Counter()
-    short: Counter[int] = Counter()
-    for result in rounds:
-        for table in result.tables:
-            for bot, points in zip(table.bots, match_points(table.ranks), strict=True):
-                score[bot] += points
-                opponents[bot].extend(other for other in table.bots if other != bot)
-                if len(table.bots) < result.table_size:
-                    short[bot] += 1
-        for bot in result.byes:
-            score[bot] += bye_points(result.table_size)
-            byes[bot] += 1
-    entrants = [
-        Entrant(
-            bot=bot,
-            score=score[bot],
-            tiebreak=_mean([score[other] for other in opponents[bot]]),
-            rating=ratings.get(bot, DEFAULT_RATING),
-            byes=byes[bot],
-            short_tables=short[bot],
-        )
-        for bot in dict.fromkeys(bots)
-    ]
-    return tuple(sorted(entrants, key=lambda e: (*_rank_key(e), e.bot)))
-
-
-def plan_tables(count: int, table_size: int, allowed_sizes: Iterable[int]) -> tuple[int, int, int]:
-    """(full tables, tables one seat short, byes) for `count` players at `table_size` seats."""
-    allowed = set(allowed_sizes)
-    if table_size < 2 or table_size not in allowed:
-        raise ValueError(f"table size {table_size} is not one of the allowed sizes {allowed}")
-    tables, rest = divmod(count, table_size)
-    if rest == 0:
-        return tables, 0, 0
-    short = table_size - rest
-    # A single-seat "table" is no game: that case falls through to byes.
-    if table_size - 1 >= 2 and table_size - 1 in allowed and short <= tables + 1:
-        return tables + 1 - short, short, 0
-    return tables, 0, rest
-
-
 def pair_round(
     entrants: Sequence[Entrant],
     history: History,
@@ -194,31 +133,25 @@ def pair_round(
     seed: int,
     round_no: int,
 ) -> Pairing:
-    """Seat every entrant at a table of `table_size` (or one short) or give it a bye."""
+    """Seat every entrant at a table of the round's plan (`plan_tables`) or give it a bye."""
     if len({e.bot for e in entrants}) != len(entrants):
         raise ValueError("an entrant is listed twice")
-    full, short, byes = plan_tables(len(entrants), table_size, allowed_sizes)
+    plan = plan_tables(len(entrants), table_size, allowed_sizes)
     salt = {e.bot: _salt(seed, round_no, e.bot) for e in entrants}
-    order = sorted(entrants, key=lambda e: (*_rank_key(e), salt[e.bot]))
-    field_ = _Field(
-        order, history, {_Kind.FULL: table_size, _Kind.SHORT: table_size - 1, _Kind.BYE: byes}
-    )
-    groups = field_.fold(full, short, byes)
-    groups = field_.repair(groups, exact=len(order) <= _EXACT_LIMIT)
+    order = sorted(entrants, key=lambda e: (*rank_key(e), salt[e.bot]))
+    field_ = _Field(order, history, table_size)
+    groups = field_.fold(plan)
+    if len(order) <= _EXACT_LIMIT:
+        solved = field_.search(groups, None)
+        groups = groups if solved is None else solved
+    else:
+        groups = field_.seat_large(groups, plan, seed ^ round_no)
     tables = sorted((members for kind, members in groups if kind != _Kind.BYE), key=min)
     bye_members = [m for kind, members in groups if kind == _Kind.BYE for m in members]
     return Pairing(
         tables=tuple(_seat_order([order[i].bot for i in t], history, salt) for t in tables),
         byes=tuple(order[i].bot for i in sorted(bye_members)),
     )
-
-
-def _mean(values: list[float]) -> float:
-    return math.fsum(values) / len(values) if values else 0.0
-
-
-def _rank_key(entrant: Entrant) -> tuple[int, int, float]:
-    return (-round(entrant.score * _QUANTUM), -round(entrant.tiebreak * _QUANTUM), -entrant.rating)
 
 
 def _salt(seed: int, round_no: int, bot: int) -> int:
@@ -238,6 +171,11 @@ def _add(a: _Cost, b: _Cost) -> _Cost:
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4])
 
 
+def _units(score: Fraction | float) -> int:
+    # Exact for match points; any other value (hand-made entrants) is compared to 1/120 point.
+    return round(Fraction(score) * _UNITS)
+
+
 # (kind, positions in the standing order, ascending)
 _Group = tuple[_Kind, list[int]]
 
@@ -245,10 +183,10 @@ _Group = tuple[_Kind, list[int]]
 class _Field:
     """The ordered entrants of one round, addressed by standing position, and their costs."""
 
-    def __init__(self, order: list[Entrant], history: History, sizes: dict[_Kind, int]) -> None:
+    def __init__(self, order: list[Entrant], history: History, table_size: int) -> None:
         self.size = len(order)
-        self.sizes = sizes
-        self.score = [round(e.score * _QUANTUM) for e in order]
+        self.table_size = table_size
+        self.score = [_units(e.score) for e in order]
         self.disadvantaged = [e.byes + e.short_tables for e in order]
         position = {e.bot: i for i, e in enumerate(order)}
         # Only meetings between present entrants matter; index them by position for speed.
@@ -257,6 +195,7 @@ class _Field:
             i, j = position.get(a), position.get(b)
             if i is not None and j is not None and times:
                 self.met[i][j] = self.met[j][i] = times
+        self.nodes = 0
 
     def cost(self, kind: _Kind, members: list[int]) -> _Cost:
         """The cost of one group; `members` are ascending positions."""
@@ -265,7 +204,12 @@ class _Field:
             unfair = sum(1 for i in members if self.disadvantaged[i])
             return (0, unfair, 0, sum(low - i for i in members), 0)
         met = self.met
-        repeats = sum(met[a].get(b, 0) for a, b in combinations(members, 2))
+        repeats = 0
+        for i, a in enumerate(members):
+            mine = met[a]
+            if mine:  # a plain loop: this is the pairing's innermost call
+                for b in members[i + 1 :]:
+                    repeats += mine.get(b, 0)
         spread = self.score[members[0]] - self.score[members[-1]]
         width = members[-1] - members[0]
         if kind == _Kind.SHORT:
@@ -273,28 +217,32 @@ class _Field:
             return (repeats, unfair, spread, sum(low - i for i in members), width)
         return (repeats, 0, spread, 0, width)
 
-    def fold(self, full: int, short: int, byes: int) -> list[_Group]:
+    def total(self, groups: list[_Group]) -> _Cost:
+        """The summed cost of a partition."""
+        out = _ZERO
+        for kind, members in groups:
+            out = _add(out, self.cost(kind, members))
+        return out
+
+    def fold(self, plan: TablePlan) -> list[_Group]:
         """A first partition: byes and short seats, then a greedy fold that skips past meetings."""
-        want = byes + short * self.sizes[_Kind.SHORT]
+        want = plan.byes + sum(plan.short)
         # Fewest earlier byes or short tables first, then lowest in the standings.
         reserve = sorted(range(self.size), key=lambda i: (self.disadvantaged[i], -i))[:want]
-        bye_set = sorted(reserve[:byes])
-        short_set = set(reserve[byes:])
+        bye_set = sorted(reserve[: plan.byes])
+        short_set = set(reserve[plan.byes :])
         taken = set(reserve)
         main = [i for i in range(self.size) if i not in taken]
-        groups = [(_Kind.FULL, g) for g in self._greedy(main, self.sizes[_Kind.FULL])]
-        groups += [
-            (_Kind.SHORT, g) for g in self._greedy(sorted(short_set), self.sizes[_Kind.SHORT])
-        ]
+        groups = [(_Kind.FULL, g) for g in self._greedy(main, [plan.table_size] * plan.full)]
+        groups += [(_Kind.SHORT, g) for g in self._greedy(sorted(short_set), list(plan.short))]
         if bye_set:
             groups.append((_Kind.BYE, bye_set))
-        assert len(groups) == full + short + (1 if byes else 0)
         return groups
 
-    def _greedy(self, pool: list[int], size: int) -> list[list[int]]:
+    def _greedy(self, pool: list[int], sizes: list[int]) -> list[list[int]]:
         rest = pool[::-1]  # the next player is at the end, so taking it is cheap
         groups: list[list[int]] = []
-        while rest:
+        for size in sizes:
             members = [rest.pop()]
             while len(members) < size:
                 best, fewest = len(rest) - 1, -1
@@ -309,11 +257,100 @@ class _Field:
             groups.append(sorted(members))
         return groups
 
-    def repair(self, groups: list[_Group], exact: bool) -> list[_Group]:
-        """Re-solve each group that has a repeat or an unfair seat together with nearby groups."""
-        if exact:
-            solved = self._search(groups, None)
-            return groups if solved is None else solved
+    def seat_large(self, groups: list[_Group], plan: TablePlan, seed: int) -> list[_Group]:
+        """Repair the fold; if a repeat is left, search for a rematch-free seating and polish it;
+        failing that, spend the rest of the repair budget on fewer repeats."""
+        has_byes = any(kind == _Kind.BYE for kind, _ in groups)
+        bound = 0 if has_byes else repeat_lower_bound(self.met, min(plan.sizes))
+        self.nodes = 0
+        repeats, unfair = self.total(groups)[:2]
+        if repeats > bound or unfair:
+            groups = self.repair(groups, bound, _QUICK_REPAIR)
+            repeats, unfair = self.total(groups)[:2]
+        want = plan.byes + sum(plan.short)
+        fair_bound = max(0, want - sum(1 for d in self.disadvantaged if d == 0))
+        if ((repeats > 0 and bound == 0) or unfair > fair_bound) and self.size <= _FREE_LIMIT:
+            free = self._rematch_free(groups, plan, seed, fair_only=repeats == 0)
+            if free is not None:
+                free = self.polish(free)
+                if self.total(free) < self.total(groups):
+                    return free
+        if repeats > bound or unfair:
+            groups = self.repair(groups, bound, _REPAIR_BUDGET)
+        return groups
+
+    def _rematch_free(
+        self, groups: list[_Group], plan: TablePlan, seed: int, fair_only: bool
+    ) -> list[_Group] | None:
+        slots: Counter[Slot] = Counter(
+            (int(kind), len(m)) for kind, m in groups if kind != _Kind.BYE
+        )
+        want = plan.byes + sum(plan.short)
+        fresh = [d == 0 for d in self.disadvantaged]
+        # First with short seats and byes only for those who have had none, then without.
+        tries: list[list[bool] | None] = [fresh, None] if sum(fresh) >= want else [None]
+        if fair_only:
+            tries = tries[:1] if sum(fresh) >= want else []
+        for eligible in tries:
+            verdict = find_rematch_free(
+                self.met,
+                slots,
+                plan.byes,
+                frozenset({int(_Kind.SHORT)}),
+                eligible,
+                _FREE_BUDGET,
+                # Fairness alone (no repeat at stake) is worth a shorter search.
+                1 if fair_only else _FREE_RESTARTS,
+                seed,
+            )
+            if verdict.seating is not None:
+                seating = verdict.seating
+                found: list[_Group] = [(_Kind(slot[0]), list(m)) for slot, m in seating.tables]
+                if seating.sitting_out:
+                    found.append((_Kind.BYE, list(seating.sitting_out)))
+                return found
+        return None
+
+    def polish(self, groups: list[_Group]) -> list[_Group]:
+        """Swap players between nearby groups while a swap lowers the pair's cost."""
+        groups = sorted(groups, key=lambda g: sum(g[1]) / len(g[1]))
+        costs = [self.cost(*g) for g in groups]
+        for _ in range(_POLISH_PASSES):
+            improved = False
+            for g in range(len(groups)):
+                for other in range(g + 1, min(len(groups), g + 1 + _POLISH_REACH)):
+                    if self._swap(groups, costs, g, other):
+                        improved = True
+            if not improved:
+                break
+        return groups
+
+    def _swap(self, groups: list[_Group], costs: list[_Cost], g: int, h: int) -> bool:
+        """The best single swap of a player of group `g` with one of group `h`, if it helps."""
+        (kind_g, mine), (kind_h, theirs) = groups[g], groups[h]
+        now = _add(costs[g], costs[h])
+        best: tuple[_Cost, list[int], list[int], _Cost, _Cost] | None = None
+        for a in mine:
+            rest_g = [m for m in mine if m != a]
+            for b in theirs:
+                new_g = sorted([*rest_g, b])
+                cost_g = self.cost(kind_g, new_g)
+                if cost_g[0] > now[0]:
+                    continue
+                new_h = sorted([*(m for m in theirs if m != b), a])
+                cost_h = self.cost(kind_h, new_h)
+                total = _add(cost_g, cost_h)
+                if total < now and (best is None or total < best[0]):
+                    best = (total, new_g, new_h, cost_g, cost_h)
+        if best is None:
+            return False
+        _, new_g, new_h, costs[g], costs[h] = best
+        groups[g], groups[h] = (kind_g, new_g), (kind_h, new_h)
+        return True
+
+    def repair(self, groups: list[_Group], bound: int, budget: int) -> list[_Group]:
+        """Re-solve each group that has a repeat or an unfair seat together with nearby groups,
+        until the repeats reach `bound` or the round has spent `budget` search nodes."""
         costs = [self.cost(kind, members) for kind, members in groups]
         for _ in range(_REPAIR_PASSES):
             improved = False
@@ -321,7 +358,11 @@ class _Field:
                 for block in self._blocks(groups, g):
                     if costs[g][0] == 0 and costs[g][1] == 0:
                         break
-                    solved = self._search([groups[b] for b in block], _BLOCK_BUDGET)
+                    if self.nodes > budget:
+                        return groups
+                    if sum(c[0] for c in costs) <= bound and not any(c[1] for c in costs):
+                        return groups  # no fewer repeats are possible
+                    solved = self.search([groups[b] for b in block], _BLOCK_BUDGET)
                     if solved is not None:
                         for b, group in zip(block, solved, strict=True):
                             groups[b] = group
@@ -353,14 +394,12 @@ class _Field:
                 if 0 <= other < len(groups) and not lo <= other < hi:
                     yield sorted((g, other))
 
-    def _search(self, groups: list[_Group], budget: int | None) -> list[_Group] | None:
-        """Branch and bound over every partition of the groups' players into the same kinds of
-        group; the best one strictly cheaper than the current one, or None."""
-        best_cost = _ZERO
-        for kind, members in groups:
-            best_cost = _add(best_cost, self.cost(kind, members))
+    def search(self, groups: list[_Group], budget: int | None) -> list[_Group] | None:
+        """Branch and bound over every partition of the groups' players into groups of the same
+        kinds and sizes; the best one strictly cheaper than the current one, or None."""
+        best_cost = self.total(groups)
         best: list[_Group] | None = None
-        left = Counter(kind for kind, _ in groups)
+        left = Counter((kind, len(members)) for kind, members in groups)
         chosen: list[_Group] = []
         nodes = 0
 
@@ -371,8 +410,8 @@ class _Field:
                 return
             # The first player left must sit somewhere: branch on its group and tablemates.
             anchor, others = rest[0], rest[1:]
-            for kind in sorted(k for k, n in left.items() if n):
-                for picks in combinations(range(len(others)), self.sizes[kind] - 1):
+            for kind, size in sorted(k for k, n in left.items() if n):
+                for picks in combinations(range(len(others)), size - 1):
                     nodes += 1
                     if budget is not None and nodes > budget:
                         return
@@ -382,11 +421,12 @@ class _Field:
                     if total >= best_cost:
                         continue
                     taken = set(picks)
-                    left[kind] -= 1
+                    left[(kind, size)] -= 1
                     chosen.append((kind, members))
                     descend([p for n, p in enumerate(others) if n not in taken], total)
                     chosen.pop()
-                    left[kind] += 1
+                    left[(kind, size)] += 1
 
         descend(sorted(m for _, members in groups for m in members), _ZERO)
+        self.nodes += nodes
         return best

@@ -18,6 +18,7 @@ from typing import Any
 import grpc
 
 import engines
+from arena import entrant_cli, schedule_cli
 from arena.auth import write_secret
 from arena.cli_errors import CliError, ExitCode, positive
 from arena.clock import seconds, to_duration
@@ -50,6 +51,9 @@ async def create(args: argparse.Namespace) -> int:
         rounds=args.rounds,
         seed=args.seed,
         clock=common_pb2.Clock(per_decision=to_duration(seconds(args.per_decision))),
+        format=entrant_cli.FORMATS[args.format],
+        rating_system=entrant_cli.RATING_SYSTEMS[args.rating_system],
+        forfeit_limit=args.forfeit_limit,
     )
     request.starts_at.FromDatetime(datetime.now(UTC) + timedelta(seconds=args.start_in))
     async with grpc.aio.insecure_channel(_address(args)) as channel:
@@ -59,7 +63,7 @@ async def create(args: argparse.Namespace) -> int:
         print(tournament.tournament_id)
     else:
         print(
-            f"tournament {tournament.tournament_id} scheduled: {args.rounds} rounds of "
+            f"tournament {tournament.tournament_id} scheduled: {tournament.rounds} rounds of "
             f"{args.game} at {args.table_size}-seat tables, {len(request.bots)} bots, starting "
             f"{tournament.starts_at.ToDatetime():%H:%M:%S} UTC"
         )
@@ -163,7 +167,11 @@ async def leaderboard(args: argparse.Namespace) -> int:
     async with grpc.aio.insecure_channel(_address(args)) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
         board = await api.GetLeaderboard(
-            arena_pb2.GetLeaderboardRequest(game=args.game, limit=args.limit)
+            arena_pb2.GetLeaderboardRequest(
+                game=args.game,
+                limit=args.limit,
+                rating_system=entrant_cli.RATING_SYSTEMS[args.rating_system],
+            )
         )
     print("\n".join(leaderboard_lines(board, Paint())))
     return 0
@@ -171,6 +179,17 @@ async def leaderboard(args: argparse.Namespace) -> int:
 
 def leaderboard_lines(board: arena_pb2.Leaderboard, paint: Paint) -> list[str]:
     """A leaderboard as a table."""
+    if board.rating_system == arena_pb2.RATING_SYSTEM_OPENSKILL:
+        lines = [
+            paint.bold(f"OpenSkill leaderboard: {board.game} (mu - 3 sigma)"),
+            f"  {'#':>3} {'bot':<16} {'rating':>7} {'mu':>6} {'sigma':>6} {'games':>5}",
+        ]
+        for e in board.entries:
+            lines.append(
+                f"  {e.position:>3} {e.bot:<16} {e.rating:>7.2f} {e.mu:>6.2f} {e.sigma:>6.2f}"
+                f" {e.games:>5}"
+            )
+        return lines
     lines = [
         paint.bold(f"Elo leaderboard: {board.game}"),
         f"  {'#':>3} {'bot':<16} {'rating':>7} {'games':>5}",
@@ -482,7 +501,12 @@ def add_commands(sub: Any) -> None:
     c.add_argument("--bots", required=True, help="registered entrants by name, comma-separated")
     c.add_argument("--name", default="", help="a display name (default: none)")
     c.add_argument("--table-size", type=positive(), default=4, help="seats per table (default: 4)")
-    c.add_argument("--rounds", type=positive(), default=5, help="Swiss rounds (default: 5)")
+    c.add_argument(
+        "--rounds",
+        type=positive(zero=True),
+        default=0,
+        help="rounds; 0 chooses from the field size (default: 0)",
+    )
     c.add_argument(
         "--per-decision",
         type=positive(float),
@@ -635,3 +659,6 @@ def add_commands(sub: Any) -> None:
         "(default: stop them)",
     )
     d.set_defaults(func=demo)
+    entrant_cli.add_commands(t_sub, c, lb)
+    schedule_cli.add_commands(sub)
+    schedule_cli.add_ladder_commands(sub)

@@ -12,21 +12,37 @@ from __future__ import annotations
 
 import asyncio
 import os
-import secrets
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from psycopg.rows import dict_row
-from psycopg.types.json import Jsonb
 
 import engines
 from arena import metrics
-from arena.clock import Clock
+from arena.formats import Format, pair_round_robin
 from arena.pairing import History, RoundResult, TableResult, pair_round, standings
-from arena.ratings import DEFAULT_K, DEFAULT_RATING, elo_deltas, rate_round
+from arena.rating_store import leaderboard, rate_match
+from arena.rating_store import rate_closed_round as _rate_round
+from arena.ratings import DEFAULT_K
+from arena.standings import to_units
+from arena.tournament_setup import (
+    NewTournament,
+    create_tournament,
+    insert_tournament,
+    prepare_tournament,
+)
+
+# Creating tournaments and writing ratings live in their own modules; these names stay here.
+__all__ = [
+    "NewTournament",
+    "create_tournament",
+    "insert_tournament",
+    "leaderboard",
+    "prepare_tournament",
+    "rate_match",
+]
 from arena.storage import Database
 from arena.storage.sql import query
 
@@ -82,60 +98,8 @@ class StandingRow:
     rating: float
     byes: int
     rounds_played: int
-
-
-# -- creating ------------------------------------------------------------------------------------
-async def create_tournament(
-    db: Database,
-    *,
-    name: str,
-    game: str,
-    bot_names: Sequence[str],
-    table_size: int,
-    rounds: int,
-    clock: Clock,
-    options: dict[str, Any] | None = None,
-    starts_at: datetime | None = None,
-    seed: int = 0,
-) -> int:
-    """Validate and store a scheduled tournament; `ValueError`/`EngineError` name what is wrong."""
-    rules = engines.get(game)
-    if table_size not in rules.seat_counts:
-        raise ValueError(
-            f"table size {table_size} is not a seat count of {game} {list(rules.seat_counts)}"
-        )
-    if rounds < 1:
-        raise ValueError("a tournament needs at least one round")
-    if len(set(bot_names)) != len(bot_names):
-        raise ValueError("a bot may enter only once")
-    if len(bot_names) < min(rules.seat_counts):
-        raise ValueError(f"{game} needs at least {min(rules.seat_counts)} entrants")
-    resolved = rules.resolve_options(options or {})
-    bot_ids = []
-    for bot in bot_names:
-        row = await db.bot_by_name(bot)
-        if row is None:
-            raise LookupError(f"unknown bot {bot!r}")
-        bot_ids.append(row.id)
-    params = {
-        "name": name or f"{game} swiss",
-        "game": game,
-        "options": Jsonb(resolved),
-        "table_size": table_size,
-        "rounds": rounds,
-        "clock": Jsonb(clock.to_json()),
-        "starts_at": starts_at or datetime.now(UTC),
-        "seed": seed or secrets.randbits(62),
-    }
-    async with db.transaction("create tournament") as conn:
-        cursor = await conn.execute(query("create_tournament"), params)
-        row = await cursor.fetchone()
-        assert row is not None
-        tournament_id = int(row[0])
-        ids = {"tournament_id": tournament_id, "bot_ids": bot_ids}
-        await conn.execute(query("create_entries"), ids)
-        await conn.execute(query("create_standings"), ids)
-    return tournament_id
+    withdrawn: bool = False
+    """Whether the bot has left the tournament (it keeps its place in the standings)."""
 
 
 async def tournament(db: Database, tournament_id: int) -> dict[str, Any] | None:
@@ -184,9 +148,15 @@ async def pair(db: Database, tournament_id: int, round_no: int) -> tuple[Table, 
     began = time.perf_counter()
     info = await tournament(db, tournament_id)
     assert info is not None
+    if info["forfeit_limit"] is not None:
+        async with db.transaction(f"withdraw forfeiters before round {round_no}") as conn:
+            await conn.execute(
+                query("withdraw_forfeiters"), {"tournament_id": tournament_id, "round_no": round_no}
+            )
     entrants, history = await _standings_and_history(db, tournament_id, info, round_no)
     rules = engines.get(info["game"])
-    pairing = pair_round(
+    pair_with = pair_round_robin if info["format"] == Format.ROUND_ROBIN else pair_round
+    pairing = pair_with(
         entrants, history, info["table_size"], rules.seat_counts, info["seed"], round_no
     )
     metrics.PAIRING_SECONDS.observe(time.perf_counter() - began)
@@ -279,98 +249,6 @@ async def close_round(
     return Step(round_no + 1, await pair(db, tournament_id, round_no + 1), closed_now)
 
 
-async def _rate_round(
-    conn: Any, game: str, tournament_id: int, round_no: int, current: Sequence[Table], k: float
-) -> None:
-    # An aborted match was not played out: it counts for standings (a tie) but is never rated.
-    finished = [t for t in current if t.match_id is not None and t.match_status == "finished"]
-    bots = sorted({b for t in finished for b in t.bot_ids})
-    cursor = await conn.execute(query("ratings_for_update"), {"game": game, "bot_ids": bots})
-    before = {int(r[0]): (float(r[1]), int(r[2])) for r in await cursor.fetchall()}
-    ratings = {b: before.get(b, (DEFAULT_RATING, 0))[0] for b in bots}
-    to_rate = []
-    for table in finished:
-        cursor = await conn.execute(query("mark_rated"), {"match_id": table.match_id})
-        if await cursor.fetchone() is not None:  # rated exactly once, here
-            to_rate.append(table)
-    per_match = {
-        t.match_id: rate_round(ratings, [list(zip(t.bot_ids, t.ranks, strict=True))], k)
-        for t in to_rate
-    }
-    totals: dict[int, float] = {}
-    for match_id, deltas in per_match.items():
-        for bot, delta in deltas.items():
-            totals[bot] = totals.get(bot, 0.0) + delta
-            await conn.execute(
-                query("insert_rating_change"),
-                {
-                    "bot_id": bot,
-                    "game": game,
-                    "match_id": match_id,
-                    "tournament_id": tournament_id,
-                    "round_no": round_no,
-                    "before": ratings[bot],
-                    "after": ratings[bot] + delta,
-                    "delta": delta,
-                },
-            )
-    for bot, delta in totals.items():
-        rating, games = before.get(bot, (DEFAULT_RATING, 0))
-        await conn.execute(
-            query("upsert_rating"),
-            {
-                "bot_id": bot,
-                "game": game,
-                "rating": rating + delta,
-                "games": games + 1,
-            },
-        )
-
-
-async def rate_match(db: Database, match_id: int, k: float = DEFAULT_K) -> dict[int, float]:
-    """Rate a finished ad-hoc match once; returns bot id -> change ({} if it was not rated now)."""
-    began = time.perf_counter()
-    async with db.transaction(f"rate match {match_id}") as conn:
-        cursor = await conn.execute(query("match_for_rating"), {"match_id": match_id})
-        row = await cursor.fetchone()
-        if row is None or row[2] != "finished" or row[3] or row[4] is not None:
-            return {}
-        game = row[1]
-        cursor = await conn.execute(query("match_ranks"), {"match_id": match_id})
-        seats = [(int(b), int(r)) for b, r in await cursor.fetchall()]
-        bots = [b for b, _ in seats]
-        cursor = await conn.execute(query("ratings_for_update"), {"game": game, "bot_ids": bots})
-        before = {int(r[0]): (float(r[1]), int(r[2])) for r in await cursor.fetchall()}
-        current = [before.get(b, (DEFAULT_RATING, 0))[0] for b in bots]
-        deltas = elo_deltas(current, [r for _, r in seats], k)
-        await conn.execute(query("mark_rated"), {"match_id": match_id})
-        for bot, old, delta in zip(bots, current, deltas, strict=True):
-            await conn.execute(
-                query("insert_rating_change"),
-                {
-                    "bot_id": bot,
-                    "game": game,
-                    "match_id": match_id,
-                    "tournament_id": None,
-                    "round_no": None,
-                    "before": old,
-                    "after": old + delta,
-                    "delta": delta,
-                },
-            )
-            await conn.execute(
-                query("upsert_rating"),
-                {
-                    "bot_id": bot,
-                    "game": game,
-                    "rating": old + delta,
-                    "games": before.get(bot, (DEFAULT_RATING, 0))[1] + 1,
-                },
-            )
-    metrics.RATING_UPDATE_SECONDS.observe(time.perf_counter() - began)
-    return dict(zip(bots, deltas, strict=True))
-
-
 # -- standings -----------------------------------------------------------------------------------
 async def _results(
     db: Database, tournament_id: int, info: dict[str, Any], before: int
@@ -409,10 +287,18 @@ async def _ratings(db: Database, game: str, bots: list[int]) -> dict[int, float]
         return {int(r[0]): float(r[1]) for r in await cursor.fetchall()}
 
 
+async def _active_ids(db: Database, tournament_id: int, round_no: int) -> list[int]:
+    async with db.transaction("read active entries") as conn:
+        cursor = await conn.execute(
+            query("active_entry_bots"), {"tournament_id": tournament_id, "round_no": round_no}
+        )
+        return [int(r[0]) for r in await cursor.fetchall()]
+
+
 async def _standings_and_history(
     db: Database, tournament_id: int, info: dict[str, Any], round_no: int
 ) -> tuple[tuple[Any, ...], History]:
-    bots = await _entry_ids(db, tournament_id)
+    bots = await _active_ids(db, tournament_id, round_no)
     results = await _results(db, tournament_id, info, round_no)
     ratings = await _ratings(db, info["game"], bots)
     history = History()
@@ -431,22 +317,33 @@ async def update_standings(db: Database, tournament_id: int) -> None:
     results = await _results(db, tournament_id, info, upto)
     entrants = standings(bots, results, await _ratings(db, info["game"], bots))
     played = {b: 0 for b in bots}
+    opponents = {b: 0 for b in bots}
+    opponents_points = {b: 0 for b in bots}
+    score_of = {e.bot: e.score for e in entrants}
     for result in results:
         for table in result.tables:
             for bot in table.bots:
                 played[bot] += 1
+                for other in table.bots:
+                    if other != bot:
+                        opponents[bot] += 1
+                        opponents_points[bot] += to_units(score_of[other])
     async with db.transaction("update standings") as conn:
+        await conn.execute(query("link_matches"), {"tournament_id": tournament_id})
         for e in entrants:
             await conn.execute(
                 query("upsert_standing"),
                 {
                     "tournament_id": tournament_id,
                     "bot_id": e.bot,
-                    "score": e.score,
-                    "tiebreak": e.tiebreak,
+                    "score": float(e.score),
+                    "tiebreak": float(e.tiebreak),
                     "byes": e.byes,
                     "short_tables": e.short_tables,
                     "rounds_played": played[e.bot],
+                    "points": to_units(e.score),
+                    "opponents_points": opponents_points[e.bot],
+                    "opponents": opponents[e.bot],
                 },
             )
 
@@ -472,16 +369,10 @@ async def standings_of(db: Database, tournament_id: int) -> list[StandingRow]:
             r["rating"],
             r["byes"],
             r["rounds_played"],
+            r["withdrawn_round"] is not None,
         )
         for i, r in enumerate(rows)
     ]
-
-
-async def leaderboard(db: Database, game: str, limit: int = 20) -> list[dict[str, Any]]:
-    """The top bots of a game by rating."""
-    async with db.transaction("read leaderboard") as conn, conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(query("leaderboard"), {"game": game, "limit": limit})
-        return await cur.fetchall()
 
 
 async def progress(db: Database, tournament_id: int) -> tuple[int, int]:

@@ -1,7 +1,11 @@
-"""Benchmark: Swiss pairing of 1,000 and 10,000 entrants at 4-seat tables, against a baseline.
+"""Benchmark: Swiss pairing times, repeats and score spread, against a plain-fold baseline.
 
-Each field plays a few rounds with seeded random results, so the timed round has a real history
-to avoid. The baseline, timed in the same run, is a plain fold: sort by standing and cut into
+Part 1, the hard cases: whole seeded Swisses (16 at 4 seats for 12 rounds, 24 at 4 for 10,
+120 at 6 for 8), one line per round with the pairing's CPU time, the repeats seated, the lower bound
+on repeats, and the mean score spread within a table (in match points). Goal: every pairing of
+up to 1,000 entrants under 100 ms. Part 2: 1,000 and 10,000 entrants (goal under 1 s) after a
+few rounds with seeded random results, so the timed round has a real history to avoid.
+The baseline, timed in the same run, is a plain fold: sort by standing and cut into
 tables with no repeat avoidance. Machines are shared and noisy, so the ratio is the number to
 compare across runs; each timing is the best of a few repeats.
 """
@@ -28,12 +32,14 @@ from arena.pairing import (
     pair_round,
     standings,
 )
+from arena.rematch import repeat_lower_bound
 
 TABLE_SIZE = 4
 ALLOWED = (3, 4)
 ROUNDS_BEFORE = 3
 REPEATS = 3
 SEED = 2024
+HARD_CASES = ((16, 4, 12), (24, 4, 10), (14, 3, 8), (120, 6, 8))
 
 
 def play_rounds(count: int) -> tuple[tuple[Entrant, ...], History]:
@@ -79,8 +85,58 @@ def repeats(pairing: Pairing, history: History) -> int:
     return sum(history.times_met(a, b) for t in pairing.tables for a, b in combinations(t, 2))
 
 
+def spread(pairing: Pairing, field: tuple[Entrant, ...]) -> float:
+    """Mean over tables of (highest - lowest score) at the table, in match points."""
+    score = {e.bot: e.score for e in field}
+    spreads = [max(score[b] for b in t) - min(score[b] for b in t) for t in pairing.tables]
+    return float(sum(spreads) / len(spreads)) if spreads else 0.0
+
+
+def lower_bound(field: tuple[Entrant, ...], history: History, pairing: Pairing) -> int:
+    """The pairing's own lower bound on repeats for this round (0 when someone sits out)."""
+    if pairing.byes:
+        return 0
+    position = {e.bot: i for i, e in enumerate(field)}
+    met: list[dict[int, int]] = [{} for _ in field]
+    for (a, b), times in history.meetings.items():
+        if a in position and b in position:
+            met[position[a]][position[b]] = met[position[b]][position[a]] = times
+    return repeat_lower_bound(met, min(len(t) for t in pairing.tables))
+
+
+def hard_case(count: int, table_size: int, rounds: int) -> float:
+    """Play a whole Swiss; print one line per round; return the slowest pairing in seconds."""
+    rnd = random.Random(SEED + count)
+    bots = range(count)
+    ratings = {bot: rnd.gauss(1500, 200) for bot in bots}
+    allowed = (table_size - 1, table_size)
+    history = History()
+    results: list[RoundResult] = []
+    slowest = 0.0
+    print(f"{count} entrants at {table_size}-seat tables")
+    print(f"{'round':>7} {'pairing':>10} {'repeats':>8} {'bound':>6} {'spread':>7}")
+    for round_no in range(1, rounds + 1):
+        field = standings(bots, results, ratings)
+        start = time.process_time()  # CPU time: the machine is shared, wall time is noisy
+        paired = pair_round(field, history, table_size, allowed, SEED, round_no)
+        took = time.process_time() - start
+        slowest = max(slowest, took)
+        print(
+            f"{round_no:>7} {took * 1e3:>8.1f}ms {repeats(paired, history):>8}"
+            f" {lower_bound(field, history, paired):>6} {spread(paired, field):>7.3f}"
+        )
+        history = history.after(paired.tables)
+        tables = tuple(
+            TableResult(t, tuple(rnd.sample(range(len(t)), len(t)))) for t in paired.tables
+        )
+        results.append(RoundResult(table_size, tables, paired.byes))
+    return slowest
+
+
 def main() -> None:
-    """Print pairing and baseline times and their ratio for each field size."""
+    """Print the hard cases round by round, then pairing and baseline times for large fields."""
+    slowest = max(hard_case(n, size, rounds) for n, size, rounds in HARD_CASES)
+    print(f"slowest hard-case pairing: {slowest * 1e3:.1f} ms (goal < 100 ms)")
     print(f"{TABLE_SIZE}-seat tables, round {ROUNDS_BEFORE + 1}, best of {REPEATS}")
     print(f"{'entrants':>9} {'pairing':>10} {'baseline':>10} {'ratio':>7} {'repeats':>15}")
     for count in (1_000, 10_000):

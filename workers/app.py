@@ -51,6 +51,8 @@ def make_app() -> Celery:
         beat_schedule={
             "start-due-tournaments": {"task": "arena.start_due", "schedule": BEAT_EVERY},
             "watch-rounds": {"task": "arena.watchdog", "schedule": BEAT_EVERY * 5},
+            "run-schedules": {"task": "arena.run_schedules", "schedule": BEAT_EVERY},
+            "ladder-tick": {"task": "arena.ladder_tick", "schedule": BEAT_EVERY},
         },
     )
     return app

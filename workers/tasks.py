@@ -8,8 +8,8 @@ from typing import Any
 
 from celery import chord
 
-from arena import tournaments
-from arena.hosting import host_table, open_db
+from arena import ladder, schedules, tournaments
+from arena.hosting import connected_bots, create_ladder_match, host_table, open_db
 from arena.logs import log_context
 from arena.tournaments import RoundNotReady, Step, run
 from workers.app import app
@@ -104,3 +104,19 @@ def watchdog() -> list[str]:
             dispatch(tid, Step(round_no, run(_with_db(tournaments.pair, tid, round_no))))
         done.append(f"{repair.action} {tid}/{round_no}")
     return done
+
+
+@app.task(name="arena.run_schedules")
+def run_schedules() -> list[int]:
+    """Beat: create the edition of every due schedule (`start_due` then starts it)."""
+    created: list[int] = run(_with_db(schedules.run_due, connected_bots))
+    for tournament_id in created:
+        log.info("scheduled edition created: tournament %s", tournament_id)
+    return created
+
+
+@app.task(name="arena.ladder_tick")
+def ladder_tick() -> list[int]:
+    """Beat: make the matches every active ladder can make among the connected bots."""
+    made: list[int] = run(_with_db(ladder.tick, connected_bots, create_ladder_match))
+    return made

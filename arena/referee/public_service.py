@@ -16,7 +16,7 @@ import grpc
 from google.protobuf import json_format
 
 import engines
-from arena import metrics, spectate, tournaments, wire
+from arena import entries, ladder, metrics, schedules, spectate, tournaments, wire
 from arena.auth import bearer, new_token, same_token, token_hash
 from arena.clock import Clock
 from arena.referee import arguments, requests
@@ -50,6 +50,15 @@ TOURNAMENT_STATUSES = {
 }
 TOURNAMENT_STATUS_NAMES = {v: k for k, v in TOURNAMENT_STATUSES.items()}
 Context = grpc.aio.ServicerContext[Any, Any]
+
+
+T = TypeVar("T")
+
+# Tournament formats and rating systems: wire enum value <-> stored name.
+FORMATS = {0: "swiss", 1: "swiss", 2: "round_robin"}
+FORMAT_CODES = {"swiss": 1, "round_robin": 2}
+RATING_SYSTEMS = {0: "elo", 1: "elo", 2: "openskill"}
+RATING_SYSTEM_CODES = {"elo": 1, "openskill": 2}
 
 
 async def _fail(context: Context, method: str, code: grpc.StatusCode, message: str) -> NoReturn:
@@ -483,6 +492,9 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 options=options,
                 starts_at=starts,
                 seed=request.seed,
+                format=FORMATS.get(request.format, str(request.format)),
+                rating_system=RATING_SYSTEMS.get(request.rating_system, str(request.rating_system)),
+                forfeit_limit=request.forfeit_limit or None,
             )
             return await self._tournament(tournament_id, context, "CreateTournament")
         except arguments.InvalidArgument:
@@ -529,6 +541,8 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
             tables=total,
             tables_finished=done,
             clock=Clock.from_json(dict(info["clock"])).to_proto(),
+            format=FORMAT_CODES[info["format"]],  # type: ignore[arg-type]
+            rating_system=RATING_SYSTEM_CODES[info["rating_system"]],  # type: ignore[arg-type]
         )
         out.starts_at.FromDatetime(info["starts_at"])
         if with_standings:
@@ -541,6 +555,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                     rating=row.rating,
                     byes=row.byes,
                     rounds_played=row.rounds_played,
+                    withdrawn=row.withdrawn,
                 )
         return out
 
@@ -579,13 +594,31 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 grpc.StatusCode.NOT_FOUND,
                 f"unknown game {request.game!r}; known games: {', '.join(engines.names())}",
             )
+        system = RATING_SYSTEMS.get(request.rating_system)
+        if system is None:
+            await _fail(
+                context,
+                "GetLeaderboard",
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"rating_system: unknown value {request.rating_system}",
+            )
         try:
-            rows = await tournaments.leaderboard(self.db, request.game, limit)
+            rows = await tournaments.leaderboard(self.db, request.game, limit, system)
         except StorageError as exc:
             await _fail(context, "GetLeaderboard", grpc.StatusCode.UNAVAILABLE, str(exc))
-        board = arena_pb2.Leaderboard(game=request.game)
+        board = arena_pb2.Leaderboard(
+            game=request.game,
+            rating_system=RATING_SYSTEM_CODES[system],  # type: ignore[arg-type]
+        )
         for i, row in enumerate(rows, start=1):
-            board.entries.add(position=i, bot=row["name"], rating=row["rating"], games=row["games"])
+            board.entries.add(
+                position=i,
+                bot=row["name"],
+                rating=row["rating"],
+                games=row["games"],
+                mu=row.get("mu", 0.0),
+                sigma=row.get("sigma", 0.0),
+            )
         return board
 
     @_checked
@@ -610,3 +643,171 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 context, "GetBotStats", grpc.StatusCode.NOT_FOUND, f"unknown bot {request.bot!r}"
             )
         return bot_stats_message(stats, request.game or None)
+
+    async def WithdrawEntrant(
+        self, request: arena_pb2.ChangeEntrantRequest, context: Context
+    ) -> arena_pb2.EntrantChange:
+        return await self._change_entrant(request, context, "WithdrawEntrant", entries.withdraw)
+
+    async def EnterEntrant(
+        self, request: arena_pb2.ChangeEntrantRequest, context: Context
+    ) -> arena_pb2.EntrantChange:
+        return await self._change_entrant(request, context, "EnterEntrant", entries.enter)
+
+    async def _change_entrant(
+        self, request: arena_pb2.ChangeEntrantRequest, context: Context, method: str, change: Any
+    ) -> arena_pb2.EntrantChange:
+        await self._admin(context, method)
+        try:
+            done = await change(self.db, request.tournament_id, request.bot)
+            return arena_pb2.EntrantChange(
+                tournament_id=done.tournament_id, bot=done.bot, round_no=done.round_no
+            )
+        except LookupError as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc.args[0])
+        except ValueError as exc:
+            code, message = grpc.StatusCode.FAILED_PRECONDITION, str(exc)
+        except StorageError as exc:
+            code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
+        await _fail(context, method, code, message)
+
+    # -- schedules -------------------------------------------------------------------------------
+    async def CreateSchedule(
+        self, request: arena_pb2.CreateScheduleRequest, context: Context
+    ) -> arena_pb2.Schedule:
+        async def create() -> arena_pb2.Schedule:
+            clock = self.referee.config.default_clock.merged(
+                request.clock if request.HasField("clock") else None
+            )
+            first = (
+                request.first_run.ToDatetime(tzinfo=UTC)
+                if request.HasField("first_run")
+                else datetime.now(UTC)
+            )
+            schedule_id = await schedules.create_schedule(
+                self.db,
+                name=request.name,
+                game=request.game,
+                table_size=request.table_size,
+                every=request.every.ToTimedelta(),
+                first_run=first,
+                rounds=request.rounds,
+                bot_names=list(request.bots) or None,
+                format=FORMATS.get(request.format, str(request.format)),
+                rating_system=RATING_SYSTEMS.get(request.rating_system, str(request.rating_system)),
+                clock=clock,
+                options=json_format.MessageToDict(request.options),
+            )
+            return await self._schedule(schedule_id)
+
+        return await self._schedule_call(context, "CreateSchedule", create, admin=True)
+
+    async def ListSchedules(
+        self, request: arena_pb2.ListSchedulesRequest, context: Context
+    ) -> arena_pb2.ListSchedulesResponse:
+        async def listing() -> arena_pb2.ListSchedulesResponse:
+            return arena_pb2.ListSchedulesResponse(
+                schedules=[schedule_message(s) for s in await schedules.list_schedules(self.db)]
+            )
+
+        return await self._schedule_call(context, "ListSchedules", listing, admin=False)
+
+    async def PauseSchedule(
+        self, request: arena_pb2.PauseScheduleRequest, context: Context
+    ) -> arena_pb2.Schedule:
+        async def change() -> arena_pb2.Schedule:
+            await schedules.pause(self.db, request.schedule_id, paused=not request.resume)
+            return await self._schedule(request.schedule_id)
+
+        return await self._schedule_call(context, "PauseSchedule", change, admin=True)
+
+    async def DeleteSchedule(
+        self, request: arena_pb2.DeleteScheduleRequest, context: Context
+    ) -> arena_pb2.DeleteScheduleResponse:
+        async def remove() -> arena_pb2.DeleteScheduleResponse:
+            await schedules.delete(self.db, request.schedule_id)
+            return arena_pb2.DeleteScheduleResponse()
+
+        return await self._schedule_call(context, "DeleteSchedule", remove, admin=True)
+
+    async def _schedule(self, schedule_id: int) -> arena_pb2.Schedule:
+        found = [s for s in await schedules.list_schedules(self.db) if s.id == schedule_id]
+        if not found:
+            raise LookupError(f"no schedule {schedule_id}")
+        return schedule_message(found[0])
+
+    async def _schedule_call(
+        self, context: Context, method: str, call: Callable[[], Awaitable[T]], admin: bool
+    ) -> T:
+        if admin:
+            await self._admin(context, method)
+        try:
+            return await call()
+        except UnknownGame as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc)
+        except LookupError as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc.args[0])
+        except (EngineError, ValueError) as exc:
+            code, message = grpc.StatusCode.INVALID_ARGUMENT, str(exc)
+        except Conflict:
+            code, message = grpc.StatusCode.ALREADY_EXISTS, "a schedule of that name exists"
+        except StorageError as exc:
+            code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
+        await _fail(context, method, code, message)
+
+    # -- ladders ---------------------------------------------------------------------------------
+    async def StartLadder(
+        self, request: arena_pb2.StartLadderRequest, context: Context
+    ) -> arena_pb2.Ladder:
+        await self._admin(context, "StartLadder")
+        try:
+            clock = self.referee.config.default_clock.merged(
+                request.clock if request.HasField("clock") else None
+            )
+            concurrency = request.concurrency or 1
+            await ladder.start(self.db, request.game, request.table_size, concurrency, clock)
+            return arena_pb2.Ladder(
+                game=request.game,
+                table_size=request.table_size,
+                concurrency=concurrency,
+                active=True,
+            )
+        except UnknownGame as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc)
+        except (EngineError, ValueError) as exc:
+            code, message = grpc.StatusCode.INVALID_ARGUMENT, str(exc)
+        except StorageError as exc:
+            code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
+        await _fail(context, "StartLadder", code, message)
+
+    async def StopLadder(
+        self, request: arena_pb2.StopLadderRequest, context: Context
+    ) -> arena_pb2.Ladder:
+        await self._admin(context, "StopLadder")
+        try:
+            await ladder.stop(self.db, request.game)
+            return arena_pb2.Ladder(game=request.game, active=False)
+        except LookupError as exc:
+            code, message = grpc.StatusCode.NOT_FOUND, str(exc.args[0])
+        except StorageError as exc:
+            code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
+        await _fail(context, "StopLadder", code, message)
+
+
+def schedule_message(s: schedules.Schedule) -> arena_pb2.Schedule:
+    """The wire form of a stored schedule."""
+    out = arena_pb2.Schedule(
+        schedule_id=s.id,
+        name=s.name,
+        game=s.game,
+        bots=list(s.bot_names or ()),
+        table_size=s.table_size,
+        rounds=s.rounds,
+        format=FORMAT_CODES[s.format],  # type: ignore[arg-type]
+        rating_system=RATING_SYSTEM_CODES[s.rating_system],  # type: ignore[arg-type]
+        paused=s.paused,
+        editions=s.editions,
+    )
+    out.every.FromTimedelta(s.every)
+    out.next_run.FromDatetime(s.next_run)
+    return out

@@ -31,9 +31,15 @@ CREATE TABLE tournaments (
     current_round integer NOT NULL DEFAULT 0,
     created_at timestamptz NOT NULL DEFAULT now(),
     finished_at timestamptz,
+    format text NOT NULL DEFAULT 'swiss',
+    rating_system text NOT NULL DEFAULT 'elo',
+    forfeit_limit integer,
     CONSTRAINT tournaments_table_size_check CHECK (table_size > 0),
     CONSTRAINT tournaments_rounds_check CHECK (rounds > 0),
-    CONSTRAINT tournaments_current_round_check CHECK (current_round BETWEEN 0 AND rounds)
+    CONSTRAINT tournaments_current_round_check CHECK (current_round BETWEEN 0 AND rounds),
+    CONSTRAINT tournaments_format_check CHECK (format IN ('swiss', 'round_robin')),
+    CONSTRAINT tournaments_rating_system_check CHECK (rating_system IN ('elo', 'openskill')),
+    CONSTRAINT tournaments_forfeit_limit_check CHECK (forfeit_limit > 0)
 );
 CREATE INDEX tournaments_due_idx ON tournaments (starts_at) WHERE status = 'scheduled';
 
@@ -125,7 +131,12 @@ CREATE INDEX rating_changes_match_idx ON rating_changes (match_id);
 CREATE TABLE entries (
     tournament_id bigint NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
     bot_id bigint NOT NULL REFERENCES bots (id),
-    PRIMARY KEY (tournament_id, bot_id)
+    joined_round integer NOT NULL DEFAULT 1,
+    withdrawn_round integer,
+    PRIMARY KEY (tournament_id, bot_id),
+    CONSTRAINT entries_rounds_check CHECK (
+        joined_round > 0 AND (withdrawn_round IS NULL OR withdrawn_round > 0)
+    )
 );
 
 CREATE TABLE rounds (
@@ -169,7 +180,65 @@ CREATE TABLE standings (
     byes integer NOT NULL DEFAULT 0,
     short_tables integer NOT NULL DEFAULT 0,
     rounds_played integer NOT NULL DEFAULT 0,
+    points bigint NOT NULL DEFAULT 0,
+    opponents_points bigint NOT NULL DEFAULT 0,
+    opponents integer NOT NULL DEFAULT 0,
     PRIMARY KEY (tournament_id, bot_id),
     CONSTRAINT standings_entry_fkey FOREIGN KEY (tournament_id, bot_id)
         REFERENCES entries (tournament_id, bot_id) ON DELETE CASCADE
 );
+
+-- A second rating system for multiplayer tables (OpenSkill Plackett-Luce): mean and uncertainty.
+CREATE TABLE skill_ratings (
+    bot_id bigint NOT NULL REFERENCES bots (id),
+    game text NOT NULL,
+    system text NOT NULL,
+    mu double precision NOT NULL,
+    sigma double precision NOT NULL,
+    games integer NOT NULL DEFAULT 0,
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (bot_id, game, system)
+);
+CREATE INDEX skill_ratings_leaderboard_idx ON skill_ratings (game, system, mu DESC);
+
+-- Recurring tournaments: beat creates an edition each period; a missed start is caught up once.
+CREATE TABLE schedules (
+    id bigserial PRIMARY KEY,
+    name text NOT NULL,
+    game text NOT NULL,
+    options jsonb NOT NULL DEFAULT '{}',
+    format text NOT NULL DEFAULT 'swiss',
+    rating_system text NOT NULL DEFAULT 'elo',
+    table_size integer NOT NULL,
+    rounds integer NOT NULL DEFAULT 0,
+    clock jsonb NOT NULL DEFAULT '{}',
+    bot_names text[],
+    every interval NOT NULL,
+    next_run timestamptz NOT NULL,
+    paused boolean NOT NULL DEFAULT false,
+    editions integer NOT NULL DEFAULT 0,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT schedules_name_key UNIQUE (name),
+    CONSTRAINT schedules_every_check CHECK (every >= interval '1 second'),
+    CONSTRAINT schedules_rounds_check CHECK (rounds >= 0)
+);
+
+-- A continuous ladder per game: beat keeps making matches among the connected bots.
+CREATE TABLE ladders (
+    game text PRIMARY KEY,
+    table_size integer NOT NULL,
+    concurrency integer NOT NULL DEFAULT 1,
+    clock jsonb NOT NULL DEFAULT '{}',
+    active boolean NOT NULL DEFAULT true,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT ladders_table_size_check CHECK (table_size >= 2),
+    CONSTRAINT ladders_concurrency_check CHECK (concurrency >= 1)
+);
+
+-- The matches a ladder made (ad-hoc matches, rated by the referee as each finishes).
+CREATE TABLE ladder_matches (
+    match_id bigint PRIMARY KEY REFERENCES matches (id) ON DELETE CASCADE,
+    game text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX ladder_matches_game_idx ON ladder_matches (game);

@@ -1,9 +1,10 @@
 -- Named queries of tournaments, ratings and leaderboards (loaded with queries.sql).
 
 -- name: create_tournament
-INSERT INTO tournaments (name, game, options, table_size, rounds, clock, starts_at, seed)
+INSERT INTO tournaments (name, game, options, table_size, rounds, clock, starts_at, seed,
+                         format, rating_system, forfeit_limit)
 VALUES (%(name)s, %(game)s, %(options)s, %(table_size)s, %(rounds)s, %(clock)s, %(starts_at)s,
-        %(seed)s)
+        %(seed)s, %(format)s, %(rating_system)s, %(forfeit_limit)s)
 RETURNING id;
 
 -- name: create_entries
@@ -16,17 +17,17 @@ SELECT %(tournament_id)s, unnest(%(bot_ids)s::bigint[]);
 
 -- name: tournament
 SELECT id, name, game, options, table_size, rounds, clock, starts_at, status, seed,
-       current_round, created_at, finished_at
+       current_round, created_at, finished_at, format, rating_system, forfeit_limit
 FROM tournaments WHERE id = %(tournament_id)s;
 
 -- name: tournament_for_update
 SELECT id, name, game, options, table_size, rounds, clock, starts_at, status, seed,
-       current_round, created_at, finished_at
+       current_round, created_at, finished_at, format, rating_system, forfeit_limit
 FROM tournaments WHERE id = %(tournament_id)s FOR UPDATE;
 
 -- name: list_tournaments
 SELECT id, name, game, options, table_size, rounds, clock, starts_at, status, seed,
-       current_round, created_at, finished_at
+       current_round, created_at, finished_at, format, rating_system, forfeit_limit
 FROM tournaments
 WHERE (%(status)s::tournament_status IS NULL OR status = %(status)s::tournament_status)
 ORDER BY id DESC LIMIT %(limit)s;
@@ -139,22 +140,32 @@ FROM matches WHERE id = %(match_id)s FOR UPDATE;
 SELECT s.bot_id, s.rank FROM seats s WHERE s.match_id = %(match_id)s ORDER BY s.seat;
 
 -- name: upsert_standing
-INSERT INTO standings (tournament_id, bot_id, score, tiebreak, byes, short_tables, rounds_played)
+-- `points` is the exact score in 1/120 points; the tie-break is exactly
+-- opponents_points / opponents (the opponents' mean score); score and tiebreak are for display.
+INSERT INTO standings (tournament_id, bot_id, score, tiebreak, byes, short_tables, rounds_played,
+                       points, opponents_points, opponents)
 VALUES (%(tournament_id)s, %(bot_id)s, %(score)s, %(tiebreak)s, %(byes)s, %(short_tables)s,
-        %(rounds_played)s)
+        %(rounds_played)s, %(points)s, %(opponents_points)s, %(opponents)s)
 ON CONFLICT (tournament_id, bot_id) DO UPDATE SET
     score = excluded.score, tiebreak = excluded.tiebreak, byes = excluded.byes,
-    short_tables = excluded.short_tables, rounds_played = excluded.rounds_played;
+    short_tables = excluded.short_tables, rounds_played = excluded.rounds_played,
+    points = excluded.points, opponents_points = excluded.opponents_points,
+    opponents = excluded.opponents;
 
 -- name: standings
+-- Ordered exactly: whole points, then the tie-break as a ratio of integers (numeric division
+-- keeps 16+ significant digits, so two different ratios of such counts never compare equal).
 SELECT st.bot_id, b.name, st.score, st.tiebreak, st.byes, st.short_tables, st.rounds_played,
-       coalesce(r.rating, 1500.0) AS rating
+       coalesce(r.rating, 1500.0) AS rating, st.points, st.opponents_points, st.opponents,
+       e.withdrawn_round
 FROM standings st
+JOIN entries e ON e.tournament_id = st.tournament_id AND e.bot_id = st.bot_id
 JOIN bots b ON b.id = st.bot_id
 JOIN tournaments t ON t.id = st.tournament_id
 LEFT JOIN ratings r ON r.bot_id = st.bot_id AND r.game = t.game
 WHERE st.tournament_id = %(tournament_id)s
-ORDER BY st.score DESC, st.tiebreak DESC, coalesce(r.rating, 1500.0) DESC, st.bot_id;
+ORDER BY st.points DESC, st.opponents_points::numeric / greatest(st.opponents, 1) DESC,
+         coalesce(r.rating, 1500.0) DESC, st.bot_id;
 
 -- name: leaderboard
 SELECT r.bot_id, b.name, r.rating, r.games
@@ -183,3 +194,144 @@ SELECT game, name, rating FROM (
     FROM ratings r JOIN bots b ON b.id = r.bot_id
 ) ranked
 WHERE place <= %(limit)s;
+
+-- name: active_entry_bots
+-- The entrants who play round `round_no`: joined by then and not withdrawn before it.
+SELECT bot_id FROM entries
+WHERE tournament_id = %(tournament_id)s AND joined_round <= %(round_no)s
+  AND (withdrawn_round IS NULL OR withdrawn_round > %(round_no)s)
+ORDER BY bot_id;
+
+-- name: withdraw_entry
+UPDATE entries SET withdrawn_round = %(round_no)s
+WHERE tournament_id = %(tournament_id)s AND bot_id = %(bot_id)s
+  AND (withdrawn_round IS NULL OR withdrawn_round > %(round_no)s)
+RETURNING bot_id;
+
+-- name: enter_late
+INSERT INTO entries (tournament_id, bot_id, joined_round)
+VALUES (%(tournament_id)s, %(bot_id)s, %(round_no)s)
+ON CONFLICT (tournament_id, bot_id) DO UPDATE SET withdrawn_round = NULL
+WHERE entries.withdrawn_round IS NOT NULL
+RETURNING bot_id;
+
+-- name: create_standing
+INSERT INTO standings (tournament_id, bot_id) VALUES (%(tournament_id)s, %(bot_id)s)
+ON CONFLICT DO NOTHING;
+
+-- name: withdraw_forfeiters
+-- Withdraw, from round `round_no` on, every entrant with `forfeit_limit` forfeits or more.
+UPDATE entries e SET withdrawn_round = %(round_no)s
+FROM tournaments t
+WHERE t.id = e.tournament_id AND e.tournament_id = %(tournament_id)s
+  AND t.forfeit_limit IS NOT NULL AND e.withdrawn_round IS NULL
+  AND (SELECT count(*) FROM seats s JOIN matches m ON m.id = s.match_id
+       WHERE m.tournament_id = e.tournament_id AND s.bot_id = e.bot_id AND s.forfeited)
+      >= t.forfeit_limit
+RETURNING e.bot_id;
+
+-- name: link_matches
+-- Record on each table the match that plays it.
+UPDATE tournament_tables t SET match_id = m.id
+FROM matches m
+WHERE t.tournament_id = %(tournament_id)s AND t.match_id IS NULL
+  AND m.tournament_id = t.tournament_id AND m.round_no = t.round_no AND m.table_no = t.table_no;
+
+-- name: skill_ratings_for_update
+SELECT bot_id, mu, sigma, games FROM skill_ratings
+WHERE game = %(game)s AND system = %(system)s AND bot_id = ANY(%(bot_ids)s::bigint[])
+ORDER BY bot_id FOR UPDATE;
+
+-- name: upsert_skill_ratings
+INSERT INTO skill_ratings (bot_id, game, system, mu, sigma, games, updated_at)
+SELECT unnest(%(bot_ids)s::bigint[]), %(game)s, %(system)s, unnest(%(mus)s::float8[]),
+       unnest(%(sigmas)s::float8[]), unnest(%(games)s::int[]), now()
+ON CONFLICT (bot_id, game, system)
+DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, games = excluded.games,
+              updated_at = now();
+
+-- name: skill_leaderboard
+-- Ordered by the conservative estimate mu - 3 sigma, as OpenSkill and TrueSkill rank.
+SELECT s.bot_id, b.name, s.mu, s.sigma, s.games, s.mu - 3 * s.sigma AS ordinal
+FROM skill_ratings s JOIN bots b ON b.id = s.bot_id
+WHERE s.game = %(game)s AND s.system = %(system)s
+ORDER BY s.mu - 3 * s.sigma DESC, s.games DESC, b.name
+LIMIT %(limit)s;
+
+-- name: bot_ids_by_name
+SELECT id, name FROM bots WHERE name = ANY(%(names)s::text[]);
+
+-- name: insert_rating_changes
+-- A round's rating changes in one statement (arrays in step); a retried task counts once.
+INSERT INTO rating_changes (bot_id, game, match_id, tournament_id, round_no, before, after, delta)
+SELECT bot_id, %(game)s, match_id, %(tournament_id)s, %(round_no)s, before, after, delta
+FROM unnest(%(bot_ids)s::bigint[], %(match_ids)s::bigint[], %(befores)s::float8[],
+            %(afters)s::float8[], %(deltas)s::float8[])
+     AS c(bot_id, match_id, before, after, delta)
+ON CONFLICT (bot_id, match_id) DO NOTHING;
+
+-- name: upsert_ratings
+-- Many bots' ratings in one statement.
+INSERT INTO ratings (bot_id, game, rating, games, updated_at)
+SELECT bot_id, %(game)s, rating, games, now()
+FROM unnest(%(bot_ids)s::bigint[], %(ratings)s::float8[], %(games)s::int[])
+     AS r(bot_id, rating, games)
+ON CONFLICT (bot_id, game)
+DO UPDATE SET rating = excluded.rating, games = excluded.games, updated_at = now();
+
+-- name: create_schedule
+INSERT INTO schedules (name, game, options, format, rating_system, table_size, rounds, clock,
+                       bot_names, every, next_run)
+VALUES (%(name)s, %(game)s, %(options)s, %(format)s, %(rating_system)s, %(table_size)s,
+        %(rounds)s, %(clock)s, %(bot_names)s, %(every)s, %(next_run)s)
+RETURNING id;
+
+-- name: schedules
+SELECT id, name, game, options, format, rating_system, table_size, rounds, clock, bot_names,
+       every, next_run, paused, editions
+FROM schedules ORDER BY id;
+
+-- name: due_schedules_for_update
+-- Claimed by one beat tick at a time: a second process skips the rows the first holds.
+SELECT id, name, game, options, format, rating_system, table_size, rounds, clock, bot_names,
+       every, next_run, paused, editions
+FROM schedules WHERE NOT paused AND next_run <= %(now)s
+ORDER BY next_run, id FOR UPDATE SKIP LOCKED;
+
+-- name: advance_schedule
+UPDATE schedules SET next_run = %(next_run)s, editions = editions + %(created)s
+WHERE id = %(schedule_id)s;
+
+-- name: pause_schedule
+UPDATE schedules SET paused = %(paused)s WHERE id = %(schedule_id)s RETURNING id;
+
+-- name: delete_schedule
+DELETE FROM schedules WHERE id = %(schedule_id)s RETURNING id;
+
+-- name: upsert_ladder
+INSERT INTO ladders (game, table_size, concurrency, clock, active)
+VALUES (%(game)s, %(table_size)s, %(concurrency)s, %(clock)s, true)
+ON CONFLICT (game) DO UPDATE SET table_size = excluded.table_size,
+    concurrency = excluded.concurrency, clock = excluded.clock, active = true;
+
+-- name: stop_ladder
+UPDATE ladders SET active = false WHERE game = %(game)s RETURNING game;
+
+-- name: active_ladders_for_update
+-- One beat tick at a time per ladder: a racing tick skips the ladders another holds.
+SELECT game, table_size, concurrency, clock FROM ladders WHERE active
+ORDER BY game FOR UPDATE SKIP LOCKED;
+
+-- name: ladder_games
+-- Ladder matches per bot in a game.
+SELECT s.bot_id, count(*) FROM ladder_matches l JOIN seats s ON s.match_id = l.match_id
+WHERE l.game = %(game)s GROUP BY s.bot_id;
+
+-- name: busy_bots
+-- Matches each bot is playing now (any kind), for the ladder's per-bot concurrency limit.
+SELECT s.bot_id, count(*) FROM seats s JOIN matches m ON m.id = s.match_id
+WHERE m.status IN ('pending', 'running') GROUP BY s.bot_id;
+
+-- name: record_ladder_match
+INSERT INTO ladder_matches (match_id, game) VALUES (%(match_id)s, %(game)s)
+ON CONFLICT DO NOTHING;

@@ -59,6 +59,54 @@ TOURNAMENT_STATUS_CANCELLED: TournamentStatus.ValueType  # 4
 """Stopped by an operator."""
 Global___TournamentStatus: _TypeAlias = TournamentStatus  # noqa: Y015
 
+class _TournamentFormat:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TournamentFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TournamentFormat.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TOURNAMENT_FORMAT_UNSPECIFIED: _TournamentFormat.ValueType  # 0
+    """Not given: Swiss."""
+    TOURNAMENT_FORMAT_SWISS: _TournamentFormat.ValueType  # 1
+    """By score, avoiding rematches."""
+    TOURNAMENT_FORMAT_ROUND_ROBIN: _TournamentFormat.ValueType  # 2
+    """Regardless of score: every pair of entrants meets as evenly as the rounds allow."""
+
+class TournamentFormat(_TournamentFormat, metaclass=_TournamentFormatEnumTypeWrapper):
+    """How a tournament's tables are formed."""
+
+TOURNAMENT_FORMAT_UNSPECIFIED: TournamentFormat.ValueType  # 0
+"""Not given: Swiss."""
+TOURNAMENT_FORMAT_SWISS: TournamentFormat.ValueType  # 1
+"""By score, avoiding rematches."""
+TOURNAMENT_FORMAT_ROUND_ROBIN: TournamentFormat.ValueType  # 2
+"""Regardless of score: every pair of entrants meets as evenly as the rounds allow."""
+Global___TournamentFormat: _TypeAlias = TournamentFormat  # noqa: Y015
+
+class _RatingSystem:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RatingSystemEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RatingSystem.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    RATING_SYSTEM_UNSPECIFIED: _RatingSystem.ValueType  # 0
+    """Not given: Elo."""
+    RATING_SYSTEM_ELO: _RatingSystem.ValueType  # 1
+    """Elo per game, generalised to tables by pairwise comparison of ranks."""
+    RATING_SYSTEM_OPENSKILL: _RatingSystem.ValueType  # 2
+    """OpenSkill's Plackett-Luce model, made for multiplayer tables."""
+
+class RatingSystem(_RatingSystem, metaclass=_RatingSystemEnumTypeWrapper):
+    """A rating system."""
+
+RATING_SYSTEM_UNSPECIFIED: RatingSystem.ValueType  # 0
+"""Not given: Elo."""
+RATING_SYSTEM_ELO: RatingSystem.ValueType  # 1
+"""Elo per game, generalised to tables by pairwise comparison of ranks."""
+RATING_SYSTEM_OPENSKILL: RatingSystem.ValueType  # 2
+"""OpenSkill's Plackett-Luce model, made for multiplayer tables."""
+Global___RatingSystem: _TypeAlias = RatingSystem  # noqa: Y015
+
 @_typing.final
 class RegisterBotRequest(_message.Message):
     """Asks to register a bot."""
@@ -662,6 +710,9 @@ class CreateTournamentRequest(_message.Message):
     CLOCK_FIELD_NUMBER: _builtins.int
     STARTS_AT_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    RATING_SYSTEM_FIELD_NUMBER: _builtins.int
+    FORFEIT_LIMIT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A name for people."""
     game: _builtins.str
@@ -672,6 +723,12 @@ class CreateTournamentRequest(_message.Message):
     """Rounds to play."""
     seed: _builtins.int
     """The pairing and chance seed; 0 picks a random one."""
+    format: Global___TournamentFormat.ValueType
+    """How tables are formed; unspecified means Swiss."""
+    rating_system: Global___RatingSystem.ValueType
+    """The rating the results update beside Elo; unspecified means Elo only."""
+    forfeit_limit: _builtins.int
+    """Withdraw a bot once it has forfeited this many of the tournament's matches; 0 never."""
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The entrants, by bot name."""
@@ -700,10 +757,13 @@ class CreateTournamentRequest(_message.Message):
         clock: _common_pb2.Clock | None = ...,
         starts_at: _timestamp_pb2.Timestamp | None = ...,
         seed: _builtins.int = ...,
+        format: Global___TournamentFormat.ValueType = ...,
+        rating_system: Global___RatingSystem.ValueType = ...,
+        forfeit_limit: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "options", b"options", "starts_at", b"starts_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "clock", b"clock", "game", b"game", "name", b"name", "options", b"options", "rounds", b"rounds", "seed", b"seed", "starts_at", b"starts_at", "table_size", b"table_size"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "clock", b"clock", "forfeit_limit", b"forfeit_limit", "format", b"format", "game", b"game", "name", b"name", "options", b"options", "rating_system", b"rating_system", "rounds", b"rounds", "seed", b"seed", "starts_at", b"starts_at", "table_size", b"table_size"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -722,6 +782,7 @@ class Standing(_message.Message):
     RATING_FIELD_NUMBER: _builtins.int
     BYES_FIELD_NUMBER: _builtins.int
     ROUNDS_PLAYED_FIELD_NUMBER: _builtins.int
+    WITHDRAWN_FIELD_NUMBER: _builtins.int
     position: _builtins.int
     """1 = leading."""
     bot: _builtins.str
@@ -736,6 +797,8 @@ class Standing(_message.Message):
     """Byes received."""
     rounds_played: _builtins.int
     """Rounds played at a table."""
+    withdrawn: _builtins.bool
+    """Whether the bot has withdrawn (it keeps its results and place)."""
     def __init__(
         self,
         *,
@@ -746,10 +809,11 @@ class Standing(_message.Message):
         rating: _builtins.float = ...,
         byes: _builtins.int = ...,
         rounds_played: _builtins.int = ...,
+        withdrawn: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "byes", b"byes", "position", b"position", "rating", b"rating", "rounds_played", b"rounds_played", "score", b"score", "tiebreak", b"tiebreak"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "byes", b"byes", "position", b"position", "rating", b"rating", "rounds_played", b"rounds_played", "score", b"score", "tiebreak", b"tiebreak", "withdrawn", b"withdrawn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -773,6 +837,8 @@ class Tournament(_message.Message):
     STARTS_AT_FIELD_NUMBER: _builtins.int
     STANDINGS_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    RATING_SYSTEM_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.int
     """The tournament id."""
     name: _builtins.str
@@ -791,6 +857,10 @@ class Tournament(_message.Message):
     """Tables of the current round."""
     tables_finished: _builtins.int
     """Tables of the current round that have finished."""
+    format: Global___TournamentFormat.ValueType
+    """How its tables are formed."""
+    rating_system: Global___RatingSystem.ValueType
+    """The rating its results update."""
     @_builtins.property
     def starts_at(self) -> _timestamp_pb2.Timestamp:
         """When it starts or started."""
@@ -818,10 +888,12 @@ class Tournament(_message.Message):
         starts_at: _timestamp_pb2.Timestamp | None = ...,
         standings: _abc.Iterable[Global___Standing] | None = ...,
         clock: _common_pb2.Clock | None = ...,
+        format: Global___TournamentFormat.ValueType = ...,
+        rating_system: Global___RatingSystem.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "starts_at", b"starts_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "current_round", b"current_round", "game", b"game", "name", b"name", "rounds", b"rounds", "standings", b"standings", "starts_at", b"starts_at", "status", b"status", "table_size", b"table_size", "tables", b"tables", "tables_finished", b"tables_finished", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "current_round", b"current_round", "format", b"format", "game", b"game", "name", b"name", "rating_system", b"rating_system", "rounds", b"rounds", "standings", b"standings", "starts_at", b"starts_at", "status", b"status", "table_size", b"table_size", "tables", b"tables", "tables_finished", b"tables_finished", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -907,19 +979,23 @@ class GetLeaderboardRequest(_message.Message):
 
     GAME_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
+    RATING_SYSTEM_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game's registry name."""
     limit: _builtins.int
     """At most this many bots (default 20)."""
+    rating_system: Global___RatingSystem.ValueType
+    """Which rating to rank by; unspecified means Elo."""
     def __init__(
         self,
         *,
         game: _builtins.str = ...,
         limit: _builtins.int = ...,
+        rating_system: Global___RatingSystem.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "limit", b"limit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "limit", b"limit", "rating_system", b"rating_system"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -935,6 +1011,8 @@ class LeaderboardEntry(_message.Message):
     BOT_FIELD_NUMBER: _builtins.int
     RATING_FIELD_NUMBER: _builtins.int
     GAMES_FIELD_NUMBER: _builtins.int
+    MU_FIELD_NUMBER: _builtins.int
+    SIGMA_FIELD_NUMBER: _builtins.int
     position: _builtins.int
     """1 = best."""
     bot: _builtins.str
@@ -943,6 +1021,10 @@ class LeaderboardEntry(_message.Message):
     """Its Elo rating (new bots start at 1500)."""
     games: _builtins.int
     """Rated matches played."""
+    mu: _builtins.float
+    """OpenSkill only: the skill mean (the rating above is mu - 3 sigma)."""
+    sigma: _builtins.float
+    """OpenSkill only: the skill's uncertainty."""
     def __init__(
         self,
         *,
@@ -950,10 +1032,12 @@ class LeaderboardEntry(_message.Message):
         bot: _builtins.str = ...,
         rating: _builtins.float = ...,
         games: _builtins.int = ...,
+        mu: _builtins.float = ...,
+        sigma: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "games", b"games", "position", b"position", "rating", b"rating"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "games", b"games", "mu", b"mu", "position", b"position", "rating", b"rating", "sigma", b"sigma"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -967,8 +1051,11 @@ class Leaderboard(_message.Message):
 
     GAME_FIELD_NUMBER: _builtins.int
     ENTRIES_FIELD_NUMBER: _builtins.int
+    RATING_SYSTEM_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game."""
+    rating_system: Global___RatingSystem.ValueType
+    """The rating the bots are ranked by."""
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___LeaderboardEntry]:
         """The bots, best first."""
@@ -978,14 +1065,413 @@ class Leaderboard(_message.Message):
         *,
         game: _builtins.str = ...,
         entries: _abc.Iterable[Global___LeaderboardEntry] | None = ...,
+        rating_system: Global___RatingSystem.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "game", b"game"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "game", b"game", "rating_system", b"rating_system"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Leaderboard: _TypeAlias = Leaderboard  # noqa: Y015
+
+@_typing.final
+class ChangeEntrantRequest(_message.Message):
+    """Asks to withdraw a bot from, or enter it late into, a tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.int
+    """The tournament id."""
+    bot: _builtins.str
+    """The bot's name."""
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.int = ...,
+        bot: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChangeEntrantRequest: _TypeAlias = ChangeEntrantRequest  # noqa: Y015
+
+@_typing.final
+class EntrantChange(_message.Message):
+    """What a withdrawal or late entry did."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    ROUND_NO_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.int
+    """The tournament id."""
+    bot: _builtins.str
+    """The bot's name."""
+    round_no: _builtins.int
+    """The first round the change applies to."""
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.int = ...,
+        bot: _builtins.str = ...,
+        round_no: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "round_no", b"round_no", "tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EntrantChange: _TypeAlias = EntrantChange  # noqa: Y015
+
+@_typing.final
+class CreateScheduleRequest(_message.Message):
+    """Asks for a recurring tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
+    TABLE_SIZE_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    RATING_SYSTEM_FIELD_NUMBER: _builtins.int
+    EVERY_FIELD_NUMBER: _builtins.int
+    FIRST_RUN_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """A unique name; editions are called "<name> #<n>"."""
+    game: _builtins.str
+    """The game's registry name."""
+    table_size: _builtins.int
+    """Seats per table."""
+    rounds: _builtins.int
+    """Rounds per edition; 0 chooses from the field size."""
+    format: Global___TournamentFormat.ValueType
+    """How tables are formed."""
+    rating_system: Global___RatingSystem.ValueType
+    """The rating the results update beside Elo."""
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The entrants by bot name; empty means every bot connected when an edition starts."""
+
+    @_builtins.property
+    def every(self) -> _duration_pb2.Duration:
+        """Time between editions (at least one second)."""
+
+    @_builtins.property
+    def first_run(self) -> _timestamp_pb2.Timestamp:
+        """The first edition's start; unset means now."""
+
+    @_builtins.property
+    def clock(self) -> _common_pb2.Clock:
+        """The time control of every match; unset fields take the referee's defaults."""
+
+    @_builtins.property
+    def options(self) -> _struct_pb2.Struct:
+        """Match options for every table."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        game: _builtins.str = ...,
+        bots: _abc.Iterable[_builtins.str] | None = ...,
+        table_size: _builtins.int = ...,
+        rounds: _builtins.int = ...,
+        format: Global___TournamentFormat.ValueType = ...,
+        rating_system: Global___RatingSystem.ValueType = ...,
+        every: _duration_pb2.Duration | None = ...,
+        first_run: _timestamp_pb2.Timestamp | None = ...,
+        clock: _common_pb2.Clock | None = ...,
+        options: _struct_pb2.Struct | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "every", b"every", "first_run", b"first_run", "options", b"options"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "clock", b"clock", "every", b"every", "first_run", b"first_run", "format", b"format", "game", b"game", "name", b"name", "options", b"options", "rating_system", b"rating_system", "rounds", b"rounds", "table_size", b"table_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateScheduleRequest: _TypeAlias = CreateScheduleRequest  # noqa: Y015
+
+@_typing.final
+class Schedule(_message.Message):
+    """A recurring tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEDULE_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
+    TABLE_SIZE_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    RATING_SYSTEM_FIELD_NUMBER: _builtins.int
+    EVERY_FIELD_NUMBER: _builtins.int
+    NEXT_RUN_FIELD_NUMBER: _builtins.int
+    PAUSED_FIELD_NUMBER: _builtins.int
+    EDITIONS_FIELD_NUMBER: _builtins.int
+    schedule_id: _builtins.int
+    """The schedule id."""
+    name: _builtins.str
+    """Its name."""
+    game: _builtins.str
+    """The game's registry name."""
+    table_size: _builtins.int
+    """Seats per table."""
+    rounds: _builtins.int
+    """Rounds per edition (0 = chosen from the field)."""
+    format: Global___TournamentFormat.ValueType
+    """How tables are formed."""
+    rating_system: Global___RatingSystem.ValueType
+    """The rating the results update."""
+    paused: _builtins.bool
+    """Whether it is paused."""
+    editions: _builtins.int
+    """Editions created so far."""
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The named entrants; empty means every bot connected at each start."""
+
+    @_builtins.property
+    def every(self) -> _duration_pb2.Duration:
+        """Time between editions."""
+
+    @_builtins.property
+    def next_run(self) -> _timestamp_pb2.Timestamp:
+        """When the next edition starts."""
+
+    def __init__(
+        self,
+        *,
+        schedule_id: _builtins.int = ...,
+        name: _builtins.str = ...,
+        game: _builtins.str = ...,
+        bots: _abc.Iterable[_builtins.str] | None = ...,
+        table_size: _builtins.int = ...,
+        rounds: _builtins.int = ...,
+        format: Global___TournamentFormat.ValueType = ...,
+        rating_system: Global___RatingSystem.ValueType = ...,
+        every: _duration_pb2.Duration | None = ...,
+        next_run: _timestamp_pb2.Timestamp | None = ...,
+        paused: _builtins.bool = ...,
+        editions: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["every", b"every", "next_run", b"next_run"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "editions", b"editions", "every", b"every", "format", b"format", "game", b"game", "name", b"name", "next_run", b"next_run", "paused", b"paused", "rating_system", b"rating_system", "rounds", b"rounds", "schedule_id", b"schedule_id", "table_size", b"table_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Schedule: _TypeAlias = Schedule  # noqa: Y015
+
+@_typing.final
+class ListSchedulesRequest(_message.Message):
+    """Asks for the schedules."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListSchedulesRequest: _TypeAlias = ListSchedulesRequest  # noqa: Y015
+
+@_typing.final
+class ListSchedulesResponse(_message.Message):
+    """The schedules, oldest first."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEDULES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def schedules(self) -> _containers.RepeatedCompositeFieldContainer[Global___Schedule]:
+        """The schedules."""
+
+    def __init__(
+        self,
+        *,
+        schedules: _abc.Iterable[Global___Schedule] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["schedules", b"schedules"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListSchedulesResponse: _TypeAlias = ListSchedulesResponse  # noqa: Y015
+
+@_typing.final
+class PauseScheduleRequest(_message.Message):
+    """Asks to pause or resume a schedule."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEDULE_ID_FIELD_NUMBER: _builtins.int
+    RESUME_FIELD_NUMBER: _builtins.int
+    schedule_id: _builtins.int
+    """The schedule id."""
+    resume: _builtins.bool
+    """Resume instead of pausing."""
+    def __init__(
+        self,
+        *,
+        schedule_id: _builtins.int = ...,
+        resume: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["resume", b"resume", "schedule_id", b"schedule_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PauseScheduleRequest: _TypeAlias = PauseScheduleRequest  # noqa: Y015
+
+@_typing.final
+class DeleteScheduleRequest(_message.Message):
+    """Asks to delete a schedule."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCHEDULE_ID_FIELD_NUMBER: _builtins.int
+    schedule_id: _builtins.int
+    """The schedule id."""
+    def __init__(
+        self,
+        *,
+        schedule_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["schedule_id", b"schedule_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteScheduleRequest: _TypeAlias = DeleteScheduleRequest  # noqa: Y015
+
+@_typing.final
+class DeleteScheduleResponse(_message.Message):
+    """A schedule was deleted."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteScheduleResponse: _TypeAlias = DeleteScheduleResponse  # noqa: Y015
+
+@_typing.final
+class StartLadderRequest(_message.Message):
+    """Asks to start a game's continuous ladder."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    TABLE_SIZE_FIELD_NUMBER: _builtins.int
+    CONCURRENCY_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """The game's registry name."""
+    table_size: _builtins.int
+    """Seats per table."""
+    concurrency: _builtins.int
+    """Ladder matches a bot may play at once (default 1)."""
+    @_builtins.property
+    def clock(self) -> _common_pb2.Clock:
+        """The time control of its matches; unset fields take the referee's defaults."""
+
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        table_size: _builtins.int = ...,
+        concurrency: _builtins.int = ...,
+        clock: _common_pb2.Clock | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "concurrency", b"concurrency", "game", b"game", "table_size", b"table_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StartLadderRequest: _TypeAlias = StartLadderRequest  # noqa: Y015
+
+@_typing.final
+class StopLadderRequest(_message.Message):
+    """Asks to stop a game's ladder."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """The game's registry name."""
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StopLadderRequest: _TypeAlias = StopLadderRequest  # noqa: Y015
+
+@_typing.final
+class Ladder(_message.Message):
+    """A game's continuous ladder."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    TABLE_SIZE_FIELD_NUMBER: _builtins.int
+    CONCURRENCY_FIELD_NUMBER: _builtins.int
+    ACTIVE_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """The game's registry name."""
+    table_size: _builtins.int
+    """Seats per table."""
+    concurrency: _builtins.int
+    """Ladder matches a bot may play at once."""
+    active: _builtins.bool
+    """Whether it is making matches."""
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        table_size: _builtins.int = ...,
+        concurrency: _builtins.int = ...,
+        active: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["active", b"active", "concurrency", b"concurrency", "game", b"game", "table_size", b"table_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Ladder: _TypeAlias = Ladder  # noqa: Y015
 
 @_typing.final
 class GetBotStatsRequest(_message.Message):

@@ -100,6 +100,46 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.GetBotStatsRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.BotStats.FromString,
                 _registered_method=True)
+        self.WithdrawEntrant = channel.unary_unary(
+                '/arena.v1.ArenaService/WithdrawEntrant',
+                request_serializer=arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.EntrantChange.FromString,
+                _registered_method=True)
+        self.EnterEntrant = channel.unary_unary(
+                '/arena.v1.ArenaService/EnterEntrant',
+                request_serializer=arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.EntrantChange.FromString,
+                _registered_method=True)
+        self.CreateSchedule = channel.unary_unary(
+                '/arena.v1.ArenaService/CreateSchedule',
+                request_serializer=arena_dot_v1_dot_arena__pb2.CreateScheduleRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.Schedule.FromString,
+                _registered_method=True)
+        self.ListSchedules = channel.unary_unary(
+                '/arena.v1.ArenaService/ListSchedules',
+                request_serializer=arena_dot_v1_dot_arena__pb2.ListSchedulesRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.ListSchedulesResponse.FromString,
+                _registered_method=True)
+        self.PauseSchedule = channel.unary_unary(
+                '/arena.v1.ArenaService/PauseSchedule',
+                request_serializer=arena_dot_v1_dot_arena__pb2.PauseScheduleRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.Schedule.FromString,
+                _registered_method=True)
+        self.DeleteSchedule = channel.unary_unary(
+                '/arena.v1.ArenaService/DeleteSchedule',
+                request_serializer=arena_dot_v1_dot_arena__pb2.DeleteScheduleRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.DeleteScheduleResponse.FromString,
+                _registered_method=True)
+        self.StartLadder = channel.unary_unary(
+                '/arena.v1.ArenaService/StartLadder',
+                request_serializer=arena_dot_v1_dot_arena__pb2.StartLadderRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.Ladder.FromString,
+                _registered_method=True)
+        self.StopLadder = channel.unary_unary(
+                '/arena.v1.ArenaService/StopLadder',
+                request_serializer=arena_dot_v1_dot_arena__pb2.StopLadderRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.Ladder.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -200,6 +240,62 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WithdrawEntrant(self, request, context):
+        """Withdraws an entrant from the next unpaired round on (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EnterEntrant(self, request, context):
+        """Enters a bot late, from the next unpaired round on (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateSchedule(self, request, context):
+        """Creates a recurring tournament: one edition per period, started by beat (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSchedules(self, request, context):
+        """Lists the schedules.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PauseSchedule(self, request, context):
+        """Pauses or resumes a schedule (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteSchedule(self, request, context):
+        """Deletes a schedule; the editions it created stay (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StartLadder(self, request, context):
+        """Starts (or reconfigures) a game's continuous ladder (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StopLadder(self, request, context):
+        """Stops making a game's ladder matches; running ones finish (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -267,6 +363,46 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetBotStats,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.GetBotStatsRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.BotStats.SerializeToString,
+            ),
+            'WithdrawEntrant': grpc.unary_unary_rpc_method_handler(
+                    servicer.WithdrawEntrant,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.EntrantChange.SerializeToString,
+            ),
+            'EnterEntrant': grpc.unary_unary_rpc_method_handler(
+                    servicer.EnterEntrant,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.EntrantChange.SerializeToString,
+            ),
+            'CreateSchedule': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateSchedule,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.CreateScheduleRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.Schedule.SerializeToString,
+            ),
+            'ListSchedules': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSchedules,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.ListSchedulesRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.ListSchedulesResponse.SerializeToString,
+            ),
+            'PauseSchedule': grpc.unary_unary_rpc_method_handler(
+                    servicer.PauseSchedule,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.PauseScheduleRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.Schedule.SerializeToString,
+            ),
+            'DeleteSchedule': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteSchedule,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.DeleteScheduleRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.DeleteScheduleResponse.SerializeToString,
+            ),
+            'StartLadder': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartLadder,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.StartLadderRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.Ladder.SerializeToString,
+            ),
+            'StopLadder': grpc.unary_unary_rpc_method_handler(
+                    servicer.StopLadder,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.StopLadderRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.Ladder.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -621,6 +757,222 @@ class ArenaService:
             '/arena.v1.ArenaService/GetBotStats',
             arena_dot_v1_dot_arena__pb2.GetBotStatsRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.BotStats.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WithdrawEntrant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/WithdrawEntrant',
+            arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.EntrantChange.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EnterEntrant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/EnterEntrant',
+            arena_dot_v1_dot_arena__pb2.ChangeEntrantRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.EntrantChange.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateSchedule(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/CreateSchedule',
+            arena_dot_v1_dot_arena__pb2.CreateScheduleRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.Schedule.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSchedules(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/ListSchedules',
+            arena_dot_v1_dot_arena__pb2.ListSchedulesRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.ListSchedulesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PauseSchedule(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/PauseSchedule',
+            arena_dot_v1_dot_arena__pb2.PauseScheduleRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.Schedule.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteSchedule(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/DeleteSchedule',
+            arena_dot_v1_dot_arena__pb2.DeleteScheduleRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.DeleteScheduleResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartLadder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/StartLadder',
+            arena_dot_v1_dot_arena__pb2.StartLadderRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.Ladder.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StopLadder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/StopLadder',
+            arena_dot_v1_dot_arena__pb2.StopLadderRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.Ladder.FromString,
             options,
             channel_credentials,
             insecure,

@@ -69,6 +69,22 @@ class ArenaServiceStub:
     """Gets a bot's statistics per game: results, rating history, strikes, think times, Problems.
     An unknown bot fails with NOT_FOUND.
     """
+    WithdrawEntrant: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ChangeEntrantRequest, _arena_pb2.EntrantChange]
+    """Withdraws an entrant from the next unpaired round on (admin)."""
+    EnterEntrant: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ChangeEntrantRequest, _arena_pb2.EntrantChange]
+    """Enters a bot late, from the next unpaired round on (admin)."""
+    CreateSchedule: _grpc.UnaryUnaryMultiCallable[_arena_pb2.CreateScheduleRequest, _arena_pb2.Schedule]
+    """Creates a recurring tournament: one edition per period, started by beat (admin)."""
+    ListSchedules: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListSchedulesRequest, _arena_pb2.ListSchedulesResponse]
+    """Lists the schedules."""
+    PauseSchedule: _grpc.UnaryUnaryMultiCallable[_arena_pb2.PauseScheduleRequest, _arena_pb2.Schedule]
+    """Pauses or resumes a schedule (admin)."""
+    DeleteSchedule: _grpc.UnaryUnaryMultiCallable[_arena_pb2.DeleteScheduleRequest, _arena_pb2.DeleteScheduleResponse]
+    """Deletes a schedule; the editions it created stay (admin)."""
+    StartLadder: _grpc.UnaryUnaryMultiCallable[_arena_pb2.StartLadderRequest, _arena_pb2.Ladder]
+    """Starts (or reconfigures) a game's continuous ladder (admin)."""
+    StopLadder: _grpc.UnaryUnaryMultiCallable[_arena_pb2.StopLadderRequest, _arena_pb2.Ladder]
+    """Stops making a game's ladder matches; running ones finish (admin)."""
 
 @_typing.type_check_only
 class ArenaServiceAsyncStub(ArenaServiceStub):
@@ -107,6 +123,22 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     """Gets a bot's statistics per game: results, rating history, strikes, think times, Problems.
     An unknown bot fails with NOT_FOUND.
     """
+    WithdrawEntrant: _aio.UnaryUnaryMultiCallable[_arena_pb2.ChangeEntrantRequest, _arena_pb2.EntrantChange]  # type: ignore[assignment]
+    """Withdraws an entrant from the next unpaired round on (admin)."""
+    EnterEntrant: _aio.UnaryUnaryMultiCallable[_arena_pb2.ChangeEntrantRequest, _arena_pb2.EntrantChange]  # type: ignore[assignment]
+    """Enters a bot late, from the next unpaired round on (admin)."""
+    CreateSchedule: _aio.UnaryUnaryMultiCallable[_arena_pb2.CreateScheduleRequest, _arena_pb2.Schedule]  # type: ignore[assignment]
+    """Creates a recurring tournament: one edition per period, started by beat (admin)."""
+    ListSchedules: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListSchedulesRequest, _arena_pb2.ListSchedulesResponse]  # type: ignore[assignment]
+    """Lists the schedules."""
+    PauseSchedule: _aio.UnaryUnaryMultiCallable[_arena_pb2.PauseScheduleRequest, _arena_pb2.Schedule]  # type: ignore[assignment]
+    """Pauses or resumes a schedule (admin)."""
+    DeleteSchedule: _aio.UnaryUnaryMultiCallable[_arena_pb2.DeleteScheduleRequest, _arena_pb2.DeleteScheduleResponse]  # type: ignore[assignment]
+    """Deletes a schedule; the editions it created stay (admin)."""
+    StartLadder: _aio.UnaryUnaryMultiCallable[_arena_pb2.StartLadderRequest, _arena_pb2.Ladder]  # type: ignore[assignment]
+    """Starts (or reconfigures) a game's continuous ladder (admin)."""
+    StopLadder: _aio.UnaryUnaryMultiCallable[_arena_pb2.StopLadderRequest, _arena_pb2.Ladder]  # type: ignore[assignment]
+    """Stops making a game's ladder matches; running ones finish (admin)."""
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     """The arena's public service."""
@@ -220,5 +252,69 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         """Gets a bot's statistics per game: results, rating history, strikes, think times, Problems.
         An unknown bot fails with NOT_FOUND.
         """
+
+    @_abc_1.abstractmethod
+    def WithdrawEntrant(
+        self,
+        request: _arena_pb2.ChangeEntrantRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.EntrantChange, _abc.Awaitable[_arena_pb2.EntrantChange]]:
+        """Withdraws an entrant from the next unpaired round on (admin)."""
+
+    @_abc_1.abstractmethod
+    def EnterEntrant(
+        self,
+        request: _arena_pb2.ChangeEntrantRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.EntrantChange, _abc.Awaitable[_arena_pb2.EntrantChange]]:
+        """Enters a bot late, from the next unpaired round on (admin)."""
+
+    @_abc_1.abstractmethod
+    def CreateSchedule(
+        self,
+        request: _arena_pb2.CreateScheduleRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Schedule, _abc.Awaitable[_arena_pb2.Schedule]]:
+        """Creates a recurring tournament: one edition per period, started by beat (admin)."""
+
+    @_abc_1.abstractmethod
+    def ListSchedules(
+        self,
+        request: _arena_pb2.ListSchedulesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListSchedulesResponse, _abc.Awaitable[_arena_pb2.ListSchedulesResponse]]:
+        """Lists the schedules."""
+
+    @_abc_1.abstractmethod
+    def PauseSchedule(
+        self,
+        request: _arena_pb2.PauseScheduleRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Schedule, _abc.Awaitable[_arena_pb2.Schedule]]:
+        """Pauses or resumes a schedule (admin)."""
+
+    @_abc_1.abstractmethod
+    def DeleteSchedule(
+        self,
+        request: _arena_pb2.DeleteScheduleRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.DeleteScheduleResponse, _abc.Awaitable[_arena_pb2.DeleteScheduleResponse]]:
+        """Deletes a schedule; the editions it created stay (admin)."""
+
+    @_abc_1.abstractmethod
+    def StartLadder(
+        self,
+        request: _arena_pb2.StartLadderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Ladder, _abc.Awaitable[_arena_pb2.Ladder]]:
+        """Starts (or reconfigures) a game's continuous ladder (admin)."""
+
+    @_abc_1.abstractmethod
+    def StopLadder(
+        self,
+        request: _arena_pb2.StopLadderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Ladder, _abc.Awaitable[_arena_pb2.Ladder]]:
+        """Stops making a game's ladder matches; running ones finish (admin)."""
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

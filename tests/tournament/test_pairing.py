@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterator
+from fractions import Fraction
 from itertools import combinations
 from unittest import mock
 
@@ -18,6 +19,7 @@ from arena.pairing import (
     History,
     Pairing,
     RoundResult,
+    TablePlan,
     TableResult,
     bye_points,
     match_points,
@@ -145,23 +147,28 @@ def test_everyone_is_seated_once_at_a_legal_table_or_has_a_bye(case: Case) -> No
     result = case.pair()
     check_seated_once(case, result)
     sizes = Counter(len(t) for t in result.tables)
-    assert set(sizes) <= set(case.allowed) & {case.table_size, case.table_size - 1}
-    assert len(result.byes) < case.table_size
+    legal = {s for s in case.allowed if 2 <= s <= case.table_size}
+    assert set(sizes) <= legal
     count, size = len(case.entrants), case.table_size
-    # Short tables when some mix of full and one-short tables seats everyone, the fewest of
-    # them; otherwise byes, never both.
-    mixes = [
-        short
-        for short in range(count + 1)
-        if size - 1 in case.allowed
-        and size - 1 >= 2
-        and count - short * (size - 1) >= 0
-        and (count - short * (size - 1)) % size == 0
-    ]
-    if mixes:
-        assert not result.byes and sizes[size - 1] == min(mixes)
-    else:
-        assert sizes[size - 1] == 0 and len(result.byes) == count % size
+    # Tables of any legal size up to the organiser's seat everyone whenever some mix can; then
+    # the fewest short tables. Byes only when no mix seats everyone, and then the fewest.
+    seatable = {0}
+    for total in range(1, count + 1):
+        if any(total - t in seatable for t in legal):
+            seatable.add(total)
+    assert len(result.byes) == min(b for b in range(count + 1) if count - b in seatable)
+    short_fewest = _fewest_short(count - len(result.byes), size, legal)
+    assert sum(n for s, n in sizes.items() if s < size) == short_fewest
+
+
+def _fewest_short(count: int, size: int, legal: set[int]) -> int:
+    """The fewest tables below `size` seats in any mix of legal tables seating `count`."""
+    best: dict[int, int] = {0: 0}
+    for total in range(1, count + 1):
+        options = [best[total - t] + (t < size) for t in legal if total - t in best]
+        if options:
+            best[total] = min(options)
+    return best[count]
 
 
 @FAST
@@ -300,4 +307,37 @@ def test_bad_requests_are_refused() -> None:
         pair_round([], History(), 4, [2, 3], 0, 1)
     with pytest.raises(ValueError, match="twice"):
         pair_round([Entrant(1, 0, 0, DEFAULT_RATING)] * 2, History(), 2, [2], 0, 1)
-    assert plan_tables(5, 4, [3, 4]) == (1, 0, 1) and plan_tables(7, 4, [3, 4]) == (1, 1, 0)
+    assert plan_tables(5, 4, [3, 4]) == TablePlan(1, 4, (), 1)
+    assert plan_tables(7, 4, [3, 4]) == TablePlan(1, 4, (3,), 0)
+
+
+def test_fields_that_do_not_fill_a_table_play_smaller_legal_tables() -> None:
+    hart = range(3, 7)
+    assert plan_tables(9, 6, hart) == TablePlan(1, 6, (3,), 0)  # not 6 and three byes
+    assert plan_tables(3, 6, hart) == TablePlan(0, 6, (3,), 0)  # one table, not three byes
+    assert plan_tables(2, 4, range(2, 7)) == TablePlan(0, 4, (2,), 0)
+    assert plan_tables(14, 6, hart) == TablePlan(1, 6, (4, 4), 0)
+    assert plan_tables(2, 6, hart) == TablePlan(0, 6, (), 2)  # nothing legal: byes only
+    field = [Entrant(bot, Fraction(0), Fraction(0), DEFAULT_RATING) for bot in range(9)]
+    result = pair_round(field, History(), 6, hart, 0, 1)
+    assert sorted(len(t) for t in result.tables) == [3, 6] and not result.byes
+
+
+def test_equal_scores_are_equal_so_the_tiebreak_decides() -> None:
+    # Places 1, 1, 2, 2 and 3, 1, 1, 1 at 6-seat tables both make 18/5 points; summed as
+    # floats they were 3.5999999999999996 and 3.6, and the tie-break never got a say.
+    def table(bot: int, place: int, round_no: int) -> TableResult:
+        others = tuple(100 * round_no + bot * 10 + i for i in range(5))
+        return TableResult((*others[:place], bot, *others[place:]), tuple(range(6)))
+
+    rounds = [
+        RoundResult(6, (table(1, a, r), table(2, b, r)))
+        for r, (a, b) in enumerate(zip((0, 0, 1, 1), (2, 0, 0, 0), strict=True))
+    ]
+    # One of bot 1's first opponents (bot 10) wins one more table: bot 1 has the better
+    # tie-break, so it leads though its rating is lower.
+    rounds.append(RoundResult(2, (TableResult((10, 99), (0, 1)),)))
+    by_bot = {e.bot: e for e in standings([1, 2], rounds, {1: 1400.0, 2: 1600.0})}
+    assert by_bot[1].score == by_bot[2].score == Fraction(18, 5)
+    assert by_bot[1].tiebreak > by_bot[2].tiebreak
+    assert [e.bot for e in standings([1, 2], rounds, {1: 1400.0, 2: 1600.0})] == [1, 2]

@@ -1,0 +1,124 @@
+"""Rematch avoidance is guaranteed: checked round by round against an exhaustive search."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from itertools import combinations
+
+import pytest
+
+from arena.pairing import (
+    Entrant,
+    History,
+    Pairing,
+    RoundResult,
+    TableResult,
+    pair_round,
+    standings,
+)
+
+
+def rematch_free_exists(
+    bots: list[int],
+    history: History,
+    sizes: list[int],
+    byes: int,
+    short_ok: frozenset[int] | None = None,
+) -> bool:
+    """Exhaustive: can `bots` sit at tables of `sizes` (plus `byes` sitting out) with no two
+    tablemates who met before (and, with `short_ok`, only those bots at tables smaller than the
+    largest or sitting out)? The first unseated bot always sits somewhere, so every partition
+    is reached once; a table with a repeat is cut as soon as it appears."""
+    left = Counter(sizes)
+    largest = max(sizes, default=0)
+
+    def allowed(bot: int, size: int) -> bool:
+        return short_ok is None or size >= largest or bot in short_ok
+
+    def fill(table: list[int], size: int, rest: list[int], start: int, free: int) -> bool:
+        if len(table) == size:
+            return seat([b for b in rest if b not in table], free)
+        for k in range(start, len(rest)):
+            bot = rest[k]
+            if allowed(bot, size) and all(not history.times_met(bot, m) for m in table):
+                table.append(bot)
+                if fill(table, size, rest, k + 1, free):
+                    return True
+                table.pop()
+        return False
+
+    def seat(rest: list[int], free: int) -> bool:
+        if not rest:
+            return True
+        first, others = rest[0], rest[1:]
+        if free and allowed(first, 0) and seat(others, free - 1):
+            return True
+        for size in [s for s, n in left.items() if n and allowed(first, s)]:
+            left[size] -= 1
+            found = fill([first], size, others, 0, free)
+            left[size] += 1
+            if found:
+                return True
+        return False
+
+    return seat(bots, byes)
+
+
+def repeats(pairing: Pairing, history: History) -> int:
+    return sum(history.times_met(a, b) for t in pairing.tables for a, b in combinations(t, 2))
+
+
+def simulate(
+    entrants: int, table_size: int, rounds: int, seed: int
+) -> list[tuple[int, bool, int, bool, bool]]:
+    """Play a seeded Swiss; per round: (round, rematch-free pairing exists, repeats seated,
+    a rematch-free pairing exists that gives short seats only to bots that had none, the
+    pairing gave a short seat to a bot that had one while another that had none sat full)."""
+    rnd = random.Random(seed)
+    bots = list(range(entrants))
+    ratings = {bot: rnd.uniform(1200, 1800) for bot in bots}
+    results: list[RoundResult] = []
+    history = History()
+    out = []
+    allowed = [table_size - 1, table_size]
+    for round_no in range(1, rounds + 1):
+        field: tuple[Entrant, ...] = standings(bots, results, ratings)
+        pairing = pair_round(field, history, table_size, allowed, seed, round_no)
+        sizes = [len(t) for t in pairing.tables]
+        exists = rematch_free_exists(bots, history, sizes, len(pairing.byes))
+        fresh = frozenset(e.bot for e in field if not e.byes and not e.short_tables)
+        fair_exists = exists and rematch_free_exists(bots, history, sizes, len(pairing.byes), fresh)
+        short_seated = {b for t in pairing.tables if len(t) < table_size for b in t}
+        short_seated |= set(pairing.byes)
+        unfair = bool(short_seated - fresh) and bool(fresh - short_seated)
+        out.append((round_no, exists, repeats(pairing, history), fair_exists, unfair))
+        history = history.after(pairing.tables)
+        tables = tuple(
+            TableResult(t, tuple(rnd.randrange(len(t)) for _ in t)) for t in pairing.tables
+        )
+        results.append(RoundResult(table_size, tables, pairing.byes))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("entrants", "table_size", "rounds"),
+    [(14, 3, 6), (13, 3, 6), (15, 3, 6), (16, 4, 5), (17, 4, 5), (18, 3, 7), (20, 4, 6)],
+)
+@pytest.mark.parametrize("seed", range(6))
+def test_a_repeat_is_seated_only_when_no_rematch_free_pairing_exists(
+    entrants: int, table_size: int, rounds: int, seed: int
+) -> None:
+    for round_no, exists, seated, _, _ in simulate(entrants, table_size, rounds, seed):
+        if exists:
+            assert seated == 0, f"round {round_no}: {seated} repeats though none were needed"
+
+
+@pytest.mark.parametrize(("entrants", "table_size", "rounds"), [(14, 4, 6), (11, 4, 6), (17, 3, 6)])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_second_short_seat_only_when_a_fair_rematch_free_pairing_does_not_exist(
+    entrants: int, table_size: int, rounds: int, seed: int
+) -> None:
+    for round_no, _, seated, fair_exists, unfair in simulate(entrants, table_size, rounds, seed):
+        if fair_exists:
+            assert seated == 0 and not unfair, f"round {round_no}: a second short seat"
