@@ -11,6 +11,7 @@ from typing import Any
 
 import engines
 from arena import tournaments
+from arena.formats import RatingSystem
 from arena.storage import botstats
 from arena.storage.db import Database
 from arena.storage.rows import MatchRow, MatchStatus
@@ -71,20 +72,32 @@ def match_summary(row: MatchRow) -> dict[str, Any]:
     }
 
 
+SKILL_ROWS = 10_000
+"""How many OpenSkill ratings a leaderboard page looks up beside the Elo rows it shows."""
+
+
 async def leaderboard(db: Database, game: str, limit: int = 50) -> dict[str, Any]:
     """A game's Elo leaderboard with each bot's recent trend."""
     check_game(game)
     rows = await tournaments.leaderboard(db, game, limit)
     trends = await botstats.rating_trends(db, game, [int(r["bot_id"]) for r in rows])
+    # The second system (OpenSkill, rated by tournaments that chose it) beside Elo, when any
+    # bot of the game has such a rating: its conservative estimate mu - 3 sigma, as it ranks.
+    skill = {
+        int(r["bot_id"]): round(float(r["ordinal"]), 1)
+        for r in await tournaments.leaderboard(db, game, SKILL_ROWS, RatingSystem.OPENSKILL)
+    }
     return {
         "game": game,
         "title": engines.get(game).title,
+        "second_system": "OpenSkill" if skill else None,
         "entries": [
             {
                 "rank": i,
                 "bot": r["name"],
                 "rating": round(float(r["rating"]), 1),
                 "games": r["games"],
+                "openskill": skill.get(int(r["bot_id"])),
                 "trend": [round(v, 1) for v in trends.get(int(r["bot_id"]), [])],
             }
             for i, r in enumerate(rows, start=1)

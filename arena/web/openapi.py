@@ -103,7 +103,8 @@ def document() -> dict[str, Any]:
                 "Games with their top bots, live matches, tournaments, recent matches"
             ),
             "/api/leaderboard/{game}": _get(
-                "A game's Elo leaderboard: rank, bot, rating, games and the rating trend",
+                "A game's leaderboard: rank, bot, Elo rating, games, the rating trend, and the "
+                "OpenSkill estimate (mu - 3 sigma) when tournaments rated with it",
                 _param("game", "path", "string", "the game's name, e.g. hart"),
                 LIMIT,
             ),

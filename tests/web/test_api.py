@@ -101,6 +101,30 @@ def test_leaderboard_lists_the_ratings_in_the_database(client: TestClient, world
         assert name in page and f"{rating:.1f}" in page
 
 
+def test_leaderboard_shows_the_second_rating_system_beside_elo(
+    client: TestClient, world: World
+) -> None:
+    assert client.get("/api/leaderboard/hart").json()["second_system"] is None
+    with psycopg.connect(world.url, autocommit=True) as conn:
+        bot_id = conn.execute("SELECT id FROM bots WHERE name = 'alpha'").fetchone()
+        assert bot_id is not None
+        conn.execute(
+            "INSERT INTO skill_ratings (bot_id, game, system, mu, sigma, games) "
+            "VALUES (%s, 'hart', 'openskill', 30.0, 2.5, 4)",
+            (bot_id[0],),
+        )
+        try:
+            board = client.get("/api/leaderboard/hart").json()
+            page = client.get("/leaderboard/hart").text
+        finally:
+            conn.execute("DELETE FROM skill_ratings WHERE bot_id = %s", (bot_id[0],))
+    assert board["second_system"] == "OpenSkill"
+    shown = {e["bot"]: e["openskill"] for e in board["entries"]}
+    assert shown.pop("alpha") == 22.5  # mu - 3 sigma
+    assert set(shown.values()) == {None}
+    assert "OpenSkill" in page and "22.5" in page
+
+
 def test_bot_page_and_api_show_the_diagnostics(client: TestClient, world: World) -> None:
     bot = client.get("/api/bots/alpha").json()
     hart = next(g for g in bot["games"] if g["game"] == "hart")
