@@ -65,8 +65,15 @@ class Referee:
         self.runners: dict[int, MatchRunner] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         self.on_finish: list[Callable[[MatchRunner], Any]] = [self._rate_adhoc]
-        for game in engines.names():  # a series from 0, so the first abort shows as an increase
+        # Series from 0, so the first event shows as an increase (and dashboards have data).
+        for game in engines.names():
             metrics.MATCHES_ABORTED.labels(game)
+        for reason in ("no_hello", "oversized", "not_hello", "no_token", "unknown_token"):
+            metrics.FAILED_LOGINS.labels(reason)
+        for kind in ("undecodable", "malformed", "oversized"):
+            metrics.JUNK_MESSAGES.labels(kind)
+        for limit in ("login", "register", "messages"):
+            metrics.RATE_LIMITED.labels(limit)
         self._adopter: asyncio.Task[None] | None = None
         self._creating = asyncio.Lock()
         """Held while a match is created or resumed, so one match never gets two runners."""

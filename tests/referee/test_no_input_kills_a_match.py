@@ -27,7 +27,7 @@ PATIENT_CLOCK = Clock(
     max_strikes=0,
 )
 """Never forfeits, so the match plays on after every bad answer."""
-GAMES = {"hart": (3, {}), "crossing": (2, {"turn_cap": 12}), "loyang": (1, {})}
+GAMES = {"hart": (3, {}), "crossing": (2, {"round_cap": 6}), "loyang": (1, {})}
 
 
 def _killers(game: str) -> list[bot_pb2.Action]:
@@ -138,7 +138,7 @@ def test_get_match_reports_stored_decisions_and_rating_changes(fresh_database_ur
             tokens = [await register(server.address, n) for n in names]
             bots = [RandomBot(i) for i in range(2)]
             async with playing(list(zip(bots, tokens, strict=True)), server.address):
-                match_id = await create_match(server.address, "crossing", names, turn_cap=10)
+                match_id = await create_match(server.address, "crossing", names, round_cap=5)
                 await _ended(server.address, match_id)
                 # MatchEnd goes out once the ad-hoc match is rated: its changes are stored then.
                 await _until(lambda: all(b.finished for b in bots))
