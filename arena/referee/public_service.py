@@ -464,7 +464,8 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         arguments.text("game", request.game)
         for index, name in enumerate(request.bots):
             arguments.bot_name(f"bots[{index}]", name)
-        arguments.integer("rounds", request.rounds, *arguments.TOURNAMENT_ROUNDS)
+        # 0 = chosen from the field size (tournament_setup.default_rounds)
+        arguments.integer("rounds", request.rounds, 0, arguments.TOURNAMENT_ROUNDS[1])
         format_name = arguments.choice("format", request.format, FORMATS)
         system_name = arguments.choice("rating_system", request.rating_system, RATING_SYSTEMS)
         arguments.integer("forfeit_limit", request.forfeit_limit, *arguments.FORFEIT_LIMIT)

@@ -89,7 +89,7 @@ LIVE_CASES: list[tuple[list[str], ExitCode, str]] = [
             "--bots",
             "alice,bob,carol",
             "--rounds",
-            "0",
+            "-1",  # 0 is allowed: it chooses the rounds from the field size
             TOKEN,
         ],
         USAGE,
