@@ -164,6 +164,9 @@ def isolated(
     root = logging.getLogger()
     monkeypatch.setattr(root, "handlers", list(root.handlers))  # `bot run` configures logging
     monkeypatch.setattr(root, "level", root.level)
+    # The referee runs in this process only for the test; its own log lines (say, a refused
+    # bot stream) are not the command's output, which `bot run`'s logging setup would mix in.
+    monkeypatch.setattr(logging.getLogger("arena.referee"), "propagate", False)
     return referee
 
 
