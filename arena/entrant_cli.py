@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import sys
 from typing import Any
 
 import grpc
 
+from arena import home
+from arena.cli_errors import positive
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 FORMATS = {
@@ -20,11 +20,20 @@ RATING_SYSTEMS = {
     "elo": arena_pb2.RATING_SYSTEM_ELO,
     "openskill": arena_pb2.RATING_SYSTEM_OPENSKILL,
 }
+# The same words as service_cli's, which this module does not import (it pulls in storage).
+ADDRESS_HELP = (
+    "the referee's host:port (default: ARENA_ADDRESS, else the stack `arena up` runs in "
+    "ARENA_HOME, else localhost:50051)"
+)
+ADMIN_TOKEN_HELP = (
+    "the admin token (default: ARENA_ADMIN_TOKEN, else the admin-token file `arena up` wrote "
+    "in ARENA_HOME)"
+)
 
 
 def address(args: argparse.Namespace) -> str:
-    """Where the referee listens: --address, ARENA_ADDRESS or localhost:50051."""
-    return str(args.address or os.environ.get("ARENA_ADDRESS", "localhost:50051"))
+    """The referee address: --address, ARENA_ADDRESS, the running stack's, or localhost:50051."""
+    return str(getattr(args, "address", "") or home.default_address())
 
 
 def admin(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
@@ -38,16 +47,12 @@ def admin(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
 async def change(args: argparse.Namespace) -> int:
     """Withdraw a bot from, or enter it late into, a tournament; print from which round."""
     request = arena_pb2.ChangeEntrantRequest(tournament_id=args.tournament_id, bot=args.bot)
-    try:
-        async with grpc.aio.insecure_channel(address(args)) as channel:
-            api = arena_pb2_grpc.ArenaServiceStub(channel)
-            if args.tournament_command == "withdraw":
-                done = await api.WithdrawEntrant(request, metadata=admin(args), timeout=30)
-            else:
-                done = await api.EnterEntrant(request, metadata=admin(args), timeout=30)
-    except grpc.aio.AioRpcError as exc:
-        print(f"arena: {exc.details() or exc.code().name}", file=sys.stderr)
-        return 1
+    async with grpc.aio.insecure_channel(address(args)) as channel:
+        api = arena_pb2_grpc.ArenaServiceStub(channel)
+        if args.tournament_command == "withdraw":
+            done = await api.WithdrawEntrant(request, metadata=admin(args), timeout=30)
+        else:
+            done = await api.EnterEntrant(request, metadata=admin(args), timeout=30)
     verb = "withdrawn from" if args.tournament_command == "withdraw" else "entered in"
     print(f"{done.bot} {verb} tournament {done.tournament_id} from round {done.round_no}")
     return 0
@@ -62,14 +67,32 @@ def add_commands(
         ("enter", "admin: enter a bot late, from the next unpaired round on"),
     ):
         p = t_sub.add_parser(name, help=text)
-        p.add_argument("tournament_id", type=int)
+        p.add_argument("tournament_id", type=positive(), help="the tournament's id")
         p.add_argument("bot", help="the bot's name")
-        p.add_argument("--address", default="")
-        p.add_argument("--admin-token", default="")
+        p.add_argument("--address", default="", help=ADDRESS_HELP)
+        p.add_argument("--admin-token", default="", help=ADMIN_TOKEN_HELP)
         p.set_defaults(func=lambda a: asyncio.run(change(a)))
-    create.add_argument("--format", choices=sorted(FORMATS), default="swiss")
-    create.add_argument("--rating-system", choices=sorted(RATING_SYSTEMS), default="elo")
+    add_format_flags(create)
     create.add_argument(
-        "--forfeit-limit", type=int, default=0, help="withdraw a bot after this many forfeits"
+        "--forfeit-limit",
+        type=positive(zero=True),
+        default=0,
+        help="withdraw a bot after this many forfeits (default: 0, never)",
     )
-    board.add_argument("--rating-system", choices=sorted(RATING_SYSTEMS), default="elo")
+    add_rating_flag(board, "rank by this rating (default: elo)")
+
+
+def add_format_flags(parser: argparse.ArgumentParser) -> None:
+    """Add --format and --rating-system to a command that creates tournaments."""
+    parser.add_argument(
+        "--format",
+        choices=sorted(FORMATS),
+        default="swiss",
+        help="how tables are formed (default: swiss)",
+    )
+    add_rating_flag(parser, "the rating the results update beside Elo (default: elo)")
+
+
+def add_rating_flag(parser: argparse.ArgumentParser, text: str) -> None:
+    """Add --rating-system with help `text`."""
+    parser.add_argument("--rating-system", choices=sorted(RATING_SYSTEMS), default="elo", help=text)

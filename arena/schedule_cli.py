@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -13,6 +12,7 @@ import grpc
 
 import engines
 from arena import entrant_cli
+from arena.cli_errors import positive
 from arena.clock import seconds, to_duration
 from arena.schedules import next_daily, parse_every
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
@@ -97,45 +97,53 @@ def line(s: arena_pb2.Schedule) -> str:
     )
 
 
-def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    def call(args: argparse.Namespace) -> int:
-        try:
-            return run(args)
-        except grpc.aio.AioRpcError as exc:
-            print(f"arena: {exc.details() or exc.code().name}", file=sys.stderr)
-            return 1
-
-    return call
-
-
 def add_commands(sub: Any) -> None:
     """Add `arena schedule ...`."""
     schedule = sub.add_parser("schedule", help="recurring tournaments")
     s_sub = schedule.add_subparsers(dest="schedule_command", required=True)
     c = s_sub.add_parser("create", help="admin: create a recurring tournament")
-    c.add_argument("--name", required=True)
-    c.add_argument("--game", required=True, choices=engines.names())
-    c.add_argument("--bots", default="", help="entrants; empty: every bot connected at start")
-    c.add_argument("--table-size", type=int, default=4)
-    c.add_argument("--rounds", type=int, default=0, help="0 chooses from the field size")
-    c.add_argument("--format", choices=sorted(entrant_cli.FORMATS), default="swiss")
-    c.add_argument("--rating-system", choices=sorted(entrant_cli.RATING_SYSTEMS), default="elo")
-    c.add_argument("--per-decision", type=float, default=5.0)
-    c.add_argument("--every", default="", help="period, e.g. 6h, 30m, 1d")
-    c.add_argument("--daily-at", default="", help="time of day in UTC, e.g. 02:00")
-    c.set_defaults(func=_guarded(create))
+    c.add_argument("--name", required=True, help="a unique name; editions are '<name> #<n>'")
+    c.add_argument("--game", required=True, choices=engines.names(), help="the game to play")
+    c.add_argument(
+        "--bots",
+        default="",
+        help="comma-separated entrants (default: every bot connected when an edition starts)",
+    )
+    c.add_argument("--table-size", type=positive(), default=4, help="seats per table (default: 4)")
+    c.add_argument(
+        "--rounds",
+        type=positive(zero=True),
+        default=0,
+        help="rounds per edition (default: 0, chosen from the field size)",
+    )
+    entrant_cli.add_format_flags(c)
+    c.add_argument(
+        "--per-decision",
+        type=positive(float),
+        default=5.0,
+        help="seconds per decision (default: 5)",
+    )
+    c.add_argument(
+        "--every", default="", help="period, e.g. 6h, 30m, 1d (default: none; or --daily-at)"
+    )
+    c.add_argument(
+        "--daily-at",
+        default="",
+        help="time of day in UTC, e.g. 02:00 (default: none; or --every)",
+    )
+    c.set_defaults(func=create)
     ls = s_sub.add_parser("list", help="list schedules")
-    ls.set_defaults(func=_guarded(list_all))
+    ls.set_defaults(func=list_all)
     p = s_sub.add_parser("pause", help="admin: pause a schedule (or --resume it)")
-    p.add_argument("schedule_id", type=int)
-    p.add_argument("--resume", action="store_true")
-    p.set_defaults(func=_guarded(pause))
+    p.add_argument("schedule_id", type=positive(), help="the schedule's id")
+    p.add_argument("--resume", action="store_true", help="resume it instead of pausing")
+    p.set_defaults(func=pause)
     d = s_sub.add_parser("delete", help="admin: delete a schedule (its editions stay)")
-    d.add_argument("schedule_id", type=int)
-    d.set_defaults(func=_guarded(delete))
+    d.add_argument("schedule_id", type=positive(), help="the schedule's id")
+    d.set_defaults(func=delete)
     for parser in (c, ls, p, d):
-        parser.add_argument("--address", default="")
-        parser.add_argument("--admin-token", default="")
+        parser.add_argument("--address", default="", help=entrant_cli.ADDRESS_HELP)
+        parser.add_argument("--admin-token", default="", help=entrant_cli.ADMIN_TOKEN_HELP)
 
 
 def ladder(args: argparse.Namespace) -> int:
@@ -166,12 +174,24 @@ def add_ladder_commands(sub: Any) -> None:
     parser = sub.add_parser("ladder", help="a game's continuous ladder")
     l_sub = parser.add_subparsers(dest="ladder_command", required=True)
     start = l_sub.add_parser("start", help="admin: keep making matches among connected bots")
-    start.add_argument("--table-size", type=int, default=4)
-    start.add_argument("--concurrency", type=int, default=1, help="matches per bot at once")
-    start.add_argument("--per-decision", type=float, default=5.0)
+    start.add_argument(
+        "--table-size", type=positive(), default=4, help="seats per table (default: 4)"
+    )
+    start.add_argument(
+        "--concurrency",
+        type=positive(),
+        default=1,
+        help="ladder matches a bot may play at once (default: 1)",
+    )
+    start.add_argument(
+        "--per-decision",
+        type=positive(float),
+        default=5.0,
+        help="seconds per decision (default: 5)",
+    )
     stop = l_sub.add_parser("stop", help="admin: stop making ladder matches")
     for p in (start, stop):
-        p.add_argument("--game", required=True, choices=engines.names())
-        p.add_argument("--address", default="")
-        p.add_argument("--admin-token", default="")
-        p.set_defaults(func=_guarded(ladder))
+        p.add_argument("--game", required=True, choices=engines.names(), help="the ladder's game")
+        p.add_argument("--address", default="", help=entrant_cli.ADDRESS_HELP)
+        p.add_argument("--admin-token", default="", help=entrant_cli.ADMIN_TOKEN_HELP)
+        p.set_defaults(func=ladder)

@@ -361,7 +361,9 @@ def add_commands(sub: Any) -> None:
     reg.add_argument("--address", default="", help=ADDRESS_HELP)
     reg.add_argument("--quiet", action="store_true", help="print only the token")
     reg.add_argument(
-        "--admin-token", default="", help="needed when the arena's registration is closed"
+        "--admin-token",
+        default="",
+        help="needed only when the arena's registration is closed (default: none)",
     )
     reg.set_defaults(func=lambda a: asyncio.run(_register(a)))
     run = bot_sub.add_parser("run", help="run a reference bot process")

@@ -41,6 +41,14 @@ TEXT_CHARS = 200
 """The longest free text (a tournament name, a game name) a request may carry."""
 YEARS = (1970, 9999)
 """The years a timestamp in a request may fall in."""
+FORFEIT_LIMIT = (0, 1000)
+"""The allowed range of a tournament's forfeit limit (0 = never withdraw for forfeits)."""
+SCHEDULE_ROUNDS = (0, 1000)
+"""The allowed range of a schedule's rounds per edition (0 = chosen from the field size)."""
+SCHEDULE_EVERY = (timedelta(seconds=1), timedelta(days=366))
+"""The allowed range of the time between a schedule's editions."""
+LADDER_CONCURRENCY = (0, 100)
+"""The allowed range of a ladder's matches per bot at once (0 = 1)."""
 
 
 class InvalidArgument(ValueError):

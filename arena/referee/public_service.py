@@ -464,7 +464,11 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         arguments.text("game", request.game)
         for index, name in enumerate(request.bots):
             arguments.bot_name(f"bots[{index}]", name)
-        arguments.integer("rounds", request.rounds, *arguments.TOURNAMENT_ROUNDS)
+        # 0 = chosen from the field size (tournament_setup.default_rounds)
+        arguments.integer("rounds", request.rounds, 0, arguments.TOURNAMENT_ROUNDS[1])
+        format_name = arguments.choice("format", request.format, FORMATS)
+        system_name = arguments.choice("rating_system", request.rating_system, RATING_SYSTEMS)
+        arguments.integer("forfeit_limit", request.forfeit_limit, *arguments.FORFEIT_LIMIT)
         code, message = grpc.StatusCode.INVALID_ARGUMENT, ""
         try:
             clock = arguments.clock(
@@ -492,8 +496,8 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 options=options,
                 starts_at=starts,
                 seed=request.seed,
-                format=FORMATS.get(request.format, str(request.format)),
-                rating_system=RATING_SYSTEMS.get(request.rating_system, str(request.rating_system)),
+                format=format_name,
+                rating_system=system_name,
                 forfeit_limit=request.forfeit_limit or None,
             )
             return await self._tournament(tournament_id, context, "CreateTournament")
@@ -587,6 +591,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         self, request: arena_pb2.GetLeaderboardRequest, context: Context
     ) -> arena_pb2.Leaderboard:
         limit = arguments.limit("limit", request.limit, 20, 500)
+        arguments.text("game", request.game)
         if request.game not in engines.names():
             await _fail(
                 context,
@@ -594,14 +599,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 grpc.StatusCode.NOT_FOUND,
                 f"unknown game {request.game!r}; known games: {', '.join(engines.names())}",
             )
-        system = RATING_SYSTEMS.get(request.rating_system)
-        if system is None:
-            await _fail(
-                context,
-                "GetLeaderboard",
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"rating_system: unknown value {request.rating_system}",
-            )
+        system = arguments.choice("rating_system", request.rating_system, RATING_SYSTEMS)
         try:
             rows = await tournaments.leaderboard(self.db, request.game, limit, system)
         except StorageError as exc:
@@ -644,11 +642,13 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
             )
         return bot_stats_message(stats, request.game or None)
 
+    @_checked
     async def WithdrawEntrant(
         self, request: arena_pb2.ChangeEntrantRequest, context: Context
     ) -> arena_pb2.EntrantChange:
         return await self._change_entrant(request, context, "WithdrawEntrant", entries.withdraw)
 
+    @_checked
     async def EnterEntrant(
         self, request: arena_pb2.ChangeEntrantRequest, context: Context
     ) -> arena_pb2.EntrantChange:
@@ -658,6 +658,8 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         self, request: arena_pb2.ChangeEntrantRequest, context: Context, method: str, change: Any
     ) -> arena_pb2.EntrantChange:
         await self._admin(context, method)
+        arguments.positive_id("tournament_id", request.tournament_id)
+        arguments.bot_name("bot", request.bot)
         try:
             done = await change(self.db, request.tournament_id, request.bot)
             return arena_pb2.EntrantChange(
@@ -672,35 +674,47 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         await _fail(context, method, code, message)
 
     # -- schedules -------------------------------------------------------------------------------
+    @_checked
     async def CreateSchedule(
         self, request: arena_pb2.CreateScheduleRequest, context: Context
     ) -> arena_pb2.Schedule:
+        await self._admin(context, "CreateSchedule")
+        arguments.text("name", request.name)
+        arguments.text("game", request.game)
+        for index, name in enumerate(request.bots):
+            arguments.bot_name(f"bots[{index}]", name)
+        arguments.integer("rounds", request.rounds, *arguments.SCHEDULE_ROUNDS)
+        format_name = arguments.choice("format", request.format, FORMATS)
+        system_name = arguments.choice("rating_system", request.rating_system, RATING_SYSTEMS)
+        every = arguments.duration("every", request.every, arguments.SCHEDULE_EVERY)
+        first = (
+            arguments.timestamp("first_run", request.first_run)
+            if request.HasField("first_run")
+            else datetime.now(UTC)
+        )
+        clock = arguments.clock(
+            self.referee.config.default_clock,
+            request.clock if request.HasField("clock") else None,
+        )
+
         async def create() -> arena_pb2.Schedule:
-            clock = self.referee.config.default_clock.merged(
-                request.clock if request.HasField("clock") else None
-            )
-            first = (
-                request.first_run.ToDatetime(tzinfo=UTC)
-                if request.HasField("first_run")
-                else datetime.now(UTC)
-            )
             schedule_id = await schedules.create_schedule(
                 self.db,
                 name=request.name,
                 game=request.game,
                 table_size=request.table_size,
-                every=request.every.ToTimedelta(),
+                every=every,
                 first_run=first,
                 rounds=request.rounds,
                 bot_names=list(request.bots) or None,
-                format=FORMATS.get(request.format, str(request.format)),
-                rating_system=RATING_SYSTEMS.get(request.rating_system, str(request.rating_system)),
+                format=format_name,
+                rating_system=system_name,
                 clock=clock,
                 options=json_format.MessageToDict(request.options),
             )
             return await self._schedule(schedule_id)
 
-        return await self._schedule_call(context, "CreateSchedule", create, admin=True)
+        return await self._schedule_call(context, "CreateSchedule", create, admin=False)
 
     async def ListSchedules(
         self, request: arena_pb2.ListSchedulesRequest, context: Context
@@ -712,23 +726,31 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
 
         return await self._schedule_call(context, "ListSchedules", listing, admin=False)
 
+    @_checked
     async def PauseSchedule(
         self, request: arena_pb2.PauseScheduleRequest, context: Context
     ) -> arena_pb2.Schedule:
+        await self._admin(context, "PauseSchedule")
+        arguments.positive_id("schedule_id", request.schedule_id)
+
         async def change() -> arena_pb2.Schedule:
             await schedules.pause(self.db, request.schedule_id, paused=not request.resume)
             return await self._schedule(request.schedule_id)
 
-        return await self._schedule_call(context, "PauseSchedule", change, admin=True)
+        return await self._schedule_call(context, "PauseSchedule", change, admin=False)
 
+    @_checked
     async def DeleteSchedule(
         self, request: arena_pb2.DeleteScheduleRequest, context: Context
     ) -> arena_pb2.DeleteScheduleResponse:
+        await self._admin(context, "DeleteSchedule")
+        arguments.positive_id("schedule_id", request.schedule_id)
+
         async def remove() -> arena_pb2.DeleteScheduleResponse:
             await schedules.delete(self.db, request.schedule_id)
             return arena_pb2.DeleteScheduleResponse()
 
-        return await self._schedule_call(context, "DeleteSchedule", remove, admin=True)
+        return await self._schedule_call(context, "DeleteSchedule", remove, admin=False)
 
     async def _schedule(self, schedule_id: int) -> arena_pb2.Schedule:
         found = [s for s in await schedules.list_schedules(self.db) if s.id == schedule_id]
@@ -756,15 +778,21 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         await _fail(context, method, code, message)
 
     # -- ladders ---------------------------------------------------------------------------------
+    @_checked
     async def StartLadder(
         self, request: arena_pb2.StartLadderRequest, context: Context
     ) -> arena_pb2.Ladder:
         await self._admin(context, "StartLadder")
+        arguments.text("game", request.game)
+        concurrency = (
+            arguments.integer("concurrency", request.concurrency, *arguments.LADDER_CONCURRENCY)
+            or 1
+        )
+        clock = arguments.clock(
+            self.referee.config.default_clock,
+            request.clock if request.HasField("clock") else None,
+        )
         try:
-            clock = self.referee.config.default_clock.merged(
-                request.clock if request.HasField("clock") else None
-            )
-            concurrency = request.concurrency or 1
             await ladder.start(self.db, request.game, request.table_size, concurrency, clock)
             return arena_pb2.Ladder(
                 game=request.game,
@@ -780,10 +808,12 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
             code, message = grpc.StatusCode.UNAVAILABLE, str(exc)
         await _fail(context, "StartLadder", code, message)
 
+    @_checked
     async def StopLadder(
         self, request: arena_pb2.StopLadderRequest, context: Context
     ) -> arena_pb2.Ladder:
         await self._admin(context, "StopLadder")
+        arguments.text("game", request.game)
         try:
             await ladder.stop(self.db, request.game)
             return arena_pb2.Ladder(game=request.game, active=False)

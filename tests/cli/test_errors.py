@@ -89,7 +89,7 @@ LIVE_CASES: list[tuple[list[str], ExitCode, str]] = [
             "--bots",
             "alice,bob,carol",
             "--rounds",
-            "0",
+            "-1",  # 0 is allowed: it chooses the rounds from the field size
             TOKEN,
         ],
         USAGE,
@@ -130,6 +130,32 @@ LIVE_CASES: list[tuple[list[str], ExitCode, str]] = [
     (["demo", "--bots", "0"], USAGE, "--bots"),
     (["bot", "test", "{missing}"], NOT_FOUND, "no such file"),
     (["bot", "test"], USAGE, "which bot"),
+    (["tournament", "withdraw", "0", "alice", TOKEN], USAGE, "tournament_id"),
+    (["tournament", "enter", "999", "alice", TOKEN], NOT_FOUND, "999"),
+    (["tournament", "enter", "999", "alice", "--admin-token=wrong"], REFUSED, "admin token"),
+    (["schedule", "create", "--name", "n", "--game", "hart", TOKEN], USAGE, "exactly one"),
+    (
+        [
+            "schedule",
+            "create",
+            "--name",
+            "n",
+            "--game",
+            "hart",
+            "--every",
+            "6h",
+            "--table-size",
+            "0",
+        ],
+        USAGE,
+        "--table-size",
+    ),
+    (["schedule", "pause", "0", TOKEN], USAGE, "schedule_id"),
+    (["schedule", "delete", "999", TOKEN], NOT_FOUND, "no schedule 999"),
+    (["ladder", "start", "--game", "hart", "--concurrency", "0", TOKEN], USAGE, "--concurrency"),
+    (["ladder", "start", "--game", "hart", "--table-size", "9", TOKEN], USAGE, "table size 9"),
+    (["ladder", "stop", "--game", "crossing", TOKEN], NOT_FOUND, "no ladder"),
+    (["leaderboard", "--game", "hart", "--rating-system", "glicko"], USAGE, "--rating-system"),
 ]
 
 # Every command that talks to an arena, pointed at a port where nothing listens.
@@ -141,6 +167,10 @@ DEAD_CASES: list[list[str]] = [
     ["tournament", "show", "1"],
     ["tournament", "show", "1", "--follow"],
     ["leaderboard", "--game", "hart"],
+    ["tournament", "withdraw", "1", "alice", TOKEN],
+    ["schedule", "list"],
+    ["schedule", "delete", "1", TOKEN],
+    ["ladder", "stop", "--game", "hart", TOKEN],
     ["replay", "1"],
 ]
 
@@ -164,6 +194,9 @@ def isolated(
     root = logging.getLogger()
     monkeypatch.setattr(root, "handlers", list(root.handlers))  # `bot run` configures logging
     monkeypatch.setattr(root, "level", root.level)
+    # The referee runs in this process only for the test; its own log lines (say, a refused
+    # bot stream) are not the command's output, which `bot run`'s logging setup would mix in.
+    monkeypatch.setattr(logging.getLogger("arena.referee"), "propagate", False)
     return referee
 
 

@@ -37,8 +37,20 @@ from tests.referee.harness import (
 pytestmark = pytest.mark.integration
 
 TEN_THOUSAND_YEARS = Duration(seconds=10_000 * 365 * 86400)
-NO_ARGUMENTS = {"ListGames", "ListBots"}
+NO_ARGUMENTS = {"ListGames", "ListBots", "ListSchedules"}
 """RPCs whose request has no field a client could get wrong."""
+ADMIN_RPCS = {
+    "CreateMatch",
+    "CreateTournament",
+    "WithdrawEntrant",
+    "EnterEntrant",
+    "CreateSchedule",
+    "PauseSchedule",
+    "DeleteSchedule",
+    "StartLadder",
+    "StopLadder",
+}
+"""RPCs that need the admin token: the cases send it, so the arguments are what is refused."""
 
 
 def _clock(**fields: Any) -> common_pb2.Clock:
@@ -57,6 +69,10 @@ def _invalid_cases() -> dict[str, list[tuple[Message, str]]]:
     tournament = dict(game="hart", bots=["v0", "v1", "v2"], table_size=3, rounds=1)
     far = arena_pb2.CreateTournamentRequest(**tournament)  # type: ignore[arg-type]
     far.starts_at.seconds = 400_000_000_000
+    schedule = dict(game="hart", bots=["v0", "v1", "v2"], table_size=3, name="nightly")
+    every = dict(every=Duration(seconds=3600))
+    far_schedule = arena_pb2.CreateScheduleRequest(**schedule, **every)  # type: ignore[arg-type]
+    far_schedule.first_run.seconds = 400_000_000_000
     return {
         "RegisterBot": [
             (arena_pb2.RegisterBotRequest(name="x\n"), "name"),
@@ -140,23 +156,82 @@ def _invalid_cases() -> dict[str, list[tuple[Message, str]]]:
             ),
             (far, "starts_at"),
             (arena_pb2.CreateTournamentRequest(**tournament, name="a\nb"), "name"),  # type: ignore[arg-type]
+            (arena_pb2.CreateTournamentRequest(**tournament, format=99), "format"),  # type: ignore[arg-type]
+            (
+                arena_pb2.CreateTournamentRequest(**tournament, rating_system=99),  # type: ignore[arg-type]
+                "rating_system",
+            ),
+            (
+                arena_pb2.CreateTournamentRequest(**tournament, forfeit_limit=-1),  # type: ignore[arg-type]
+                "forfeit_limit",
+            ),
         ],
         "ListTournaments": [
             (arena_pb2.ListTournamentsRequest(status=99), "status"),  # type: ignore[arg-type]
             (arena_pb2.ListTournamentsRequest(limit=-1), "limit"),
         ],
         "GetTournament": [(arena_pb2.GetTournamentRequest(tournament_id=-3), "tournament_id")],
-        "GetLeaderboard": [(arena_pb2.GetLeaderboardRequest(game="hart", limit=-1), "limit")],
+        "GetLeaderboard": [
+            (arena_pb2.GetLeaderboardRequest(game="hart", limit=-1), "limit"),
+            (arena_pb2.GetLeaderboardRequest(game="hart", rating_system=99), "rating_system"),  # type: ignore[arg-type]
+        ],
         "GetBotStats": [
             (arena_pb2.GetBotStatsRequest(bot="v0\n"), "bot"),
             (arena_pb2.GetBotStatsRequest(bot="v0", problems=-1), "problems"),
             (arena_pb2.GetBotStatsRequest(bot="v0", problems=101), "problems"),
         ],
+        "WithdrawEntrant": [
+            (arena_pb2.ChangeEntrantRequest(tournament_id=0, bot="v0"), "tournament_id"),
+            (arena_pb2.ChangeEntrantRequest(tournament_id=1, bot="v0\n"), "bot"),
+        ],
+        "EnterEntrant": [
+            (arena_pb2.ChangeEntrantRequest(tournament_id=-1, bot="v0"), "tournament_id"),
+            (arena_pb2.ChangeEntrantRequest(tournament_id=1, bot=""), "bot"),
+        ],
+        "CreateSchedule": [
+            (arena_pb2.CreateScheduleRequest(**schedule), "every"),  # type: ignore[arg-type]
+            (
+                arena_pb2.CreateScheduleRequest(**schedule, every=TEN_THOUSAND_YEARS),  # type: ignore[arg-type]
+                "every",
+            ),
+            (
+                arena_pb2.CreateScheduleRequest(
+                    **schedule,  # type: ignore[arg-type]
+                    **every,
+                    clock=_clock(per_decision=TEN_THOUSAND_YEARS),
+                ),
+                "clock.per_decision",
+            ),
+            (far_schedule, "first_run"),
+            (arena_pb2.CreateScheduleRequest(**{**schedule, "name": ""}, **every), "name"),  # type: ignore[arg-type]
+            (arena_pb2.CreateScheduleRequest(**schedule, **every, rounds=-1), "rounds"),  # type: ignore[arg-type]
+            (arena_pb2.CreateScheduleRequest(**schedule, **every, format=99), "format"),  # type: ignore[arg-type]
+            (
+                arena_pb2.CreateScheduleRequest(**schedule, **every, rating_system=99),  # type: ignore[arg-type]
+                "rating_system",
+            ),
+        ],
+        "PauseSchedule": [(arena_pb2.PauseScheduleRequest(schedule_id=0), "schedule_id")],
+        "DeleteSchedule": [(arena_pb2.DeleteScheduleRequest(schedule_id=-2), "schedule_id")],
+        "StartLadder": [
+            (
+                arena_pb2.StartLadderRequest(game="hart", table_size=3, concurrency=-1),
+                "concurrency",
+            ),
+            (
+                arena_pb2.StartLadderRequest(
+                    game="hart", table_size=3, clock=_clock(bank=TEN_THOUSAND_YEARS)
+                ),
+                "clock.bank",
+            ),
+            (arena_pb2.StartLadderRequest(game="", table_size=3), "game"),
+        ],
+        "StopLadder": [(arena_pb2.StopLadderRequest(game="x\ny"), "game")],
     }
 
 
 async def _call(api: Any, method: str, request: Message) -> None:
-    metadata = ADMIN_METADATA if method.startswith("Create") else None
+    metadata = ADMIN_METADATA if method in ADMIN_RPCS else None
     if method == "WatchMatch":
         async for _ in api.WatchMatch(request, metadata=metadata):
             pass

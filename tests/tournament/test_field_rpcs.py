@@ -10,6 +10,7 @@ import grpc
 import pytest
 
 from arena import cli
+from arena.cli_errors import ExitCode
 from arena.v1 import arena_pb2
 from tests.referee.harness import ADMIN, ADMIN_METADATA, register, running_referee, stub
 
@@ -67,7 +68,9 @@ def test_withdraw_and_enter_over_rpc_and_cli(fresh_database_url: str) -> None:
                 code, _, err = await asyncio.to_thread(
                     _cli, "tournament", "enter", str(tid), "r4", *admin
                 )
-                assert code == 1 and "already entered" in err and "Traceback" not in err
+                assert (
+                    code == ExitCode.REFUSED and "already entered" in err and "Traceback" not in err
+                )
                 code, out, _ = await asyncio.to_thread(
                     _cli, "leaderboard", "--game", "hart", "--rating-system", "openskill",
                     "--address", address,
@@ -101,7 +104,7 @@ def test_schedules_and_ladders_over_rpc_and_cli(fresh_database_url: str) -> None
                 "schedule", "create", "--name", "nightly", "--game", "hart", "--every", "6h",
                 "--table-size", "3", *admin,
             )  # fmt: skip
-            assert code == 1 and "exists" in err and "Traceback" not in err
+            assert code == ExitCode.REFUSED and "exists" in err and "Traceback" not in err
             code, out, _ = await run("schedule", "list", "--address", address)
             assert code == 0 and "every connected bot" not in out and "q0,q1,q2" in out
             schedule_id = out.split()[0]
@@ -110,7 +113,7 @@ def test_schedules_and_ladders_over_rpc_and_cli(fresh_database_url: str) -> None
             code, out, _ = await run("schedule", "delete", schedule_id, *admin)
             assert code == 0 and out.strip() == f"schedule {schedule_id} deleted"
             code, _, err = await run("schedule", "delete", schedule_id, *admin)
-            assert code == 1 and f"no schedule {schedule_id}" in err
+            assert code == ExitCode.NOT_FOUND and f"no schedule {schedule_id}" in err
             code, out, _ = await run(
                 "ladder", "start", "--game", "hart", "--table-size", "3", *admin
             )
@@ -118,10 +121,10 @@ def test_schedules_and_ladders_over_rpc_and_cli(fresh_database_url: str) -> None
             code, _, err = await run(
                 "ladder", "start", "--game", "hart", "--table-size", "9", *admin
             )
-            assert code == 1 and "table size 9" in err
+            assert code == ExitCode.USAGE and "table size 9" in err
             code, out, _ = await run("ladder", "stop", "--game", "hart", *admin)
             assert code == 0 and "stopped" in out
             code, _, err = await run("ladder", "stop", "--game", "crossing", *admin)
-            assert code == 1 and "no ladder for 'crossing'" in err
+            assert code == ExitCode.NOT_FOUND and "no ladder for 'crossing'" in err
 
     asyncio.run(scenario())
