@@ -31,8 +31,13 @@ class DatabaseProbe:
         db: Database,
         interval: timedelta = timedelta(milliseconds=500),
         timeout: timedelta = timedelta(seconds=1),
+        failures_before_down: int = 3,
     ) -> None:
         self.db = db
+        self.failures_before_down = failures_before_down
+        """Consecutive failed probes before the database counts as down: one slow answer (a busy
+        machine, an event loop that lagged past the timeout) must not fail every call at once."""
+        self._failures = 0
         self.interval = interval.total_seconds()
         self.timeout = timeout.total_seconds()
         self.listeners: list[Listener] = []
@@ -63,7 +68,9 @@ class DatabaseProbe:
     async def run(self) -> None:
         """Probe until cancelled."""
         while True:
-            up = await self.check()
+            answered = await self.check()
+            self._failures = 0 if answered else self._failures + 1
+            up = answered or (self.db.available and self._failures < self.failures_before_down)
             if up != self.db.available:
                 await self.db.mark_available(up)
                 if up == self.db.available:

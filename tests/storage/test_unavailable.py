@@ -106,3 +106,39 @@ def test_a_probed_database_fails_at_once_while_down_and_recovers_quickly(
             await proxy.stop()
 
     asyncio.run(scenario())
+
+
+def test_one_slow_probe_does_not_mark_the_database_down(fresh_database_url: str) -> None:
+    """A single failed probe (a busy machine, a lagging event loop) is not an outage; three are."""
+
+    async def scenario() -> list[bool]:
+        db = await Database.open(fresh_database_url)
+        probe = DatabaseProbe(db, interval=timedelta(milliseconds=10))
+        answers = iter([False, True, False, False, True, False, False, False])
+        seen: list[bool] = []
+
+        async def scripted() -> bool:
+            try:
+                return next(answers)
+            except StopIteration:
+                task = probe._task
+                assert task is not None
+                task.cancel()
+                return False
+
+        async def record(up: bool) -> None:
+            seen.append(up)
+
+        probe.check = scripted  # type: ignore[method-assign]
+        probe.listeners.append(record)
+        probe.start()
+        try:
+            while probe._task is not None and not probe._task.done():
+                await asyncio.sleep(0.01)
+        finally:
+            await probe.stop()
+            await db.close()
+        return seen
+
+    # Single and double failures pass unnoticed; the third in a row marks it down.
+    assert asyncio.run(scenario()) == [False]
