@@ -16,6 +16,7 @@ from arena.referee import answers, requests
 from arena.referee.limits import clip
 from arena.referee.sessions import Hub, Pending
 from arena.referee.store import MatchStore
+from arena.referee.watchers import Watcher
 from arena.storage.botstats import strike_note
 from arena.storage.errors import Conflict, NotFound, StorageError
 from arena.storage.rows import DecisionRow, SeatResult
@@ -119,7 +120,7 @@ class MatchRunner:
             self.state = replay(rules, resume)
             self.moves = [{str(s): a for s, a in m.items()} for m in resume.moves]
         self.steps: list[PublicStep] = [PublicStep(-1, "setup", self._public_view(self.state))]
-        self.watchers: list[asyncio.Queue[PublicStep | None]] = []
+        self.watchers: list[Watcher] = []
         self.outcome: Outcome | None = None
         self.done = asyncio.Event()
         self.on_finish: list[Callable[[MatchRunner], Any]] = []
@@ -178,8 +179,8 @@ class MatchRunner:
         finally:
             metrics.ACTIVE_MATCHES.labels(self.game).dec()
             self.done.set()
-            for queue in self.watchers:
-                queue.put_nowait(None)
+            for watcher in self.watchers:
+                watcher.close()
         metrics.MATCH_DURATION.labels(self.game).observe(time.monotonic() - began)
         return outcome
 
@@ -518,8 +519,8 @@ class MatchRunner:
 
     def _publish(self, step: PublicStep) -> None:
         self.steps.append(step)
-        for queue in self.watchers:
-            queue.put_nowait(step)
+        for watcher in self.watchers:
+            watcher.push(step)
 
     async def _with_db_retry(self, operation: str, call: Callable[..., Any], *args: Any) -> None:
         """Retry a storage call until it succeeds: the match pauses rather than lose a step."""
