@@ -18,7 +18,7 @@ from arena.referee.sessions import Hub, Pending
 from arena.referee.store import MatchStore
 from arena.referee.watchers import Watcher
 from arena.storage.botstats import strike_note
-from arena.storage.errors import Conflict, NotFound, StorageError
+from arena.storage.errors import Conflict, NotFound, StorageError, Unavailable
 from arena.storage.rows import DecisionRow, SeatResult
 from arena.v1 import bot_pb2, common_pb2
 from engines import (
@@ -523,13 +523,15 @@ class MatchRunner:
             watcher.push(step)
 
     async def _with_db_retry(self, operation: str, call: Callable[..., Any], *args: Any) -> None:
-        """Retry a storage call until it succeeds: the match pauses rather than lose a step."""
+        """Retry a storage call while the database is unavailable: the match pauses rather than
+        lose a step. Any other storage error (a conflict, a missing row) will not go away by
+        waiting: it propagates, and the runner's caller aborts the match."""
         delay = 0.05
         while True:
             try:
                 await call(*args)
                 return
-            except StorageError as exc:  # the database is down or refusing: wait and retry
+            except Unavailable as exc:  # the database is down: wait and retry
                 metrics.DB_ERRORS.labels(operation).inc()
                 log.error(
                     "match %s: %s failed (%s); retrying in %.2fs",
@@ -540,3 +542,6 @@ class MatchRunner:
                 )
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, DB_RETRY_MAX)
+            except StorageError:
+                metrics.DB_ERRORS.labels(operation).inc()
+                raise
