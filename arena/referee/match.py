@@ -129,6 +129,8 @@ class MatchRunner:
         """Bot id -> Elo change, when the match was rated as it finished."""
         self._closed: dict[int, set[int]] = {}
         """Seat -> decisions it was asked and that are closed (answered, defaulted, timed out)."""
+        self._resigning: list[asyncio.Task[None]] = []
+        """Resignations being stored; each is durable before the next decision is logged."""
         self._strike_kinds: dict[tuple[int, int], str] = {}
         """(seat, decision) -> the kind of the strike given there, until the decision is logged."""
 
@@ -150,8 +152,11 @@ class MatchRunner:
             self.match_id, self.rules, seat, self.player_names(), self.options, self.clock
         )
 
-    def restore(self, logged: Sequence[DecisionRow]) -> None:
-        """Rebuild strikes, forfeits and clocks of a resumed match from its logged decisions."""
+    def restore(self, logged: Sequence[DecisionRow], resigned: Sequence[int] = ()) -> None:
+        """Rebuild strikes, forfeits and clocks of a resumed match from its logged decisions,
+        and the resignations stored on its seats."""
+        for seat in resigned:
+            self.seats[seat].resigned = self.seats[seat].forfeited = True
         for row in logged:
             for seat, taken in row.elapsed.items():
                 self.seats[seat].clock.charge(taken)
@@ -214,6 +219,9 @@ class MatchRunner:
         row = DecisionRow(
             self.match_id, decision.number, decision.label, wire_joint, elapsed, strikes
         )
+        if self._resigning:  # a resumed match must not seat a resigned bot again
+            resigning, self._resigning = self._resigning, []
+            await asyncio.gather(*resigning)
         # Durable before the next request goes out: a crash loses no applied action.
         await self._with_db_retry("record_decision", self.store.record_decision, row)
         self.state = after
@@ -387,8 +395,18 @@ class MatchRunner:
         return None
 
     def resign(self, bot_id: int, reason: str) -> None:
-        """Every seat of `bot_id` gives up: ranked last, defaults from now on."""
-        for seat in self.seats_of(bot_id):
+        """Every seat of `bot_id` gives up: ranked last, defaults from now on (stored, so that
+        a resumed match keeps it)."""
+        seats = [seat for seat in self.seats_of(bot_id) if not self.seats[seat].resigned]
+        if seats:
+            self._resigning.append(
+                asyncio.ensure_future(
+                    self._with_db_retry(
+                        "resign_seats", self.store.resign_seats, self.match_id, seats
+                    )
+                )
+            )
+        for seat in seats:
             s = self.seats[seat]
             s.resigned = s.forfeited = True
             log.info("match %s seat %s resigned: %s", self.match_id, seat, reason or "no reason")
