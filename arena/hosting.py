@@ -29,9 +29,11 @@ async def open_db() -> Database:
     return await Database.open(database_url(), min_size=1, max_size=2)
 
 
-def table_seed(tournament_seed: int, round_no: int, table_no: int) -> int:
-    """A table's chance seed, derived from the tournament's so a retried task gets the same one."""
-    digest = hashlib.blake2b(f"{tournament_seed}:{round_no}:{table_no}".encode(), digest_size=8)
+def table_seed(tournament_seed: int, salt: str, round_no: int, table_no: int) -> int:
+    """A table's chance seed, derived from the tournament's seed and its stored random salt, so a
+    retried task gets the same one and a published table seed reveals nothing about the others."""
+    text = f"{salt}:{tournament_seed}:{round_no}:{table_no}"
+    digest = hashlib.blake2b(text.encode(), digest_size=8)
     return int.from_bytes(digest.digest(), "big") >> 2
 
 
@@ -71,12 +73,17 @@ async def host_table(tournament_id: int, round_no: int, table_no: int) -> dict[s
         async with db.transaction("read entrants") as conn:
             cursor = await conn.execute(query("entry_bots"), {"tournament_id": tournament_id})
             names = {int(r[0]): str(r[1]) for r in await cursor.fetchall()}
+            cursor = await conn.execute(
+                query("tournament_seed_salt"), {"tournament_id": tournament_id}
+            )
+            salted = await cursor.fetchone()
+            salt = str(salted[0]) if salted else ""
     request = arena_pb2.CreateMatchRequest(
         game=info["game"],
         bots=[names[b] for b in table.bot_ids],
         options=struct_of(dict(info["options"])),
         clock=Clock.from_json(dict(info["clock"])).to_proto(),
-        seed=table_seed(info["seed"], round_no, table_no),
+        seed=table_seed(info["seed"], salt, round_no, table_no),
         tournament_id=tournament_id,
         round_no=round_no,
         table_no=table_no,

@@ -136,3 +136,7 @@ DATABASE_UP = Gauge(
     "1 while this process's database probe reaches Postgres, 0 while it does not",
     multiprocess_mode="livemin",
 )
+SLOW_WATCHERS = Counter(
+    "arena_slow_watchers_dropped_total",
+    "WatchMatch calls ended with RESOURCE_EXHAUSTED because the spectator fell too far behind",
+)

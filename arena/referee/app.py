@@ -203,7 +203,7 @@ class Referee:
                 ),
                 resume=resume,
             )
-            runner.restore(decisions)
+            runner.restore(decisions, [s.seat for s in row.seating if s.forfeited])
         except Exception as exc:  # e.g. a stored log that no longer replays: never strand it
             log.exception("match %s cannot be played; aborting it", row.id)
             metrics.MATCHES_ABORTED.labels(row.game).inc()

@@ -42,6 +42,8 @@ class Limits:
     """A bot stream that has sent no Hello by then is closed."""
     outbox_messages: int = 1000
     """Messages queued for one bot stream; a bot that falls further behind is disconnected."""
+    watch_queue_steps: int = 1000
+    """Steps a WatchMatch call may hold unsent; a spectator further behind is dropped."""
     messages: Rate = Rate(burst=2000, every=timedelta(milliseconds=1))
     """Messages one logged-in bot stream may send: 2,000 at once, then 1,000 a second."""
     failed_logins: Rate = Rate(burst=10, every=timedelta(seconds=2))

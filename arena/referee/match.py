@@ -16,8 +16,9 @@ from arena.referee import answers, requests
 from arena.referee.limits import clip
 from arena.referee.sessions import Hub, Pending
 from arena.referee.store import MatchStore
+from arena.referee.watchers import Watcher
 from arena.storage.botstats import strike_note
-from arena.storage.errors import Conflict, NotFound, StorageError
+from arena.storage.errors import Conflict, NotFound, StorageError, Unavailable
 from arena.storage.rows import DecisionRow, SeatResult
 from arena.v1 import bot_pb2, common_pb2
 from engines import (
@@ -119,7 +120,7 @@ class MatchRunner:
             self.state = replay(rules, resume)
             self.moves = [{str(s): a for s, a in m.items()} for m in resume.moves]
         self.steps: list[PublicStep] = [PublicStep(-1, "setup", self._public_view(self.state))]
-        self.watchers: list[asyncio.Queue[PublicStep | None]] = []
+        self.watchers: list[Watcher] = []
         self.outcome: Outcome | None = None
         self.done = asyncio.Event()
         self.on_finish: list[Callable[[MatchRunner], Any]] = []
@@ -128,6 +129,8 @@ class MatchRunner:
         """Bot id -> Elo change, when the match was rated as it finished."""
         self._closed: dict[int, set[int]] = {}
         """Seat -> decisions it was asked and that are closed (answered, defaulted, timed out)."""
+        self._resigning: list[asyncio.Task[None]] = []
+        """Resignations being stored; each is durable before the next decision is logged."""
         self._strike_kinds: dict[tuple[int, int], str] = {}
         """(seat, decision) -> the kind of the strike given there, until the decision is logged."""
 
@@ -149,8 +152,11 @@ class MatchRunner:
             self.match_id, self.rules, seat, self.player_names(), self.options, self.clock
         )
 
-    def restore(self, logged: Sequence[DecisionRow]) -> None:
-        """Rebuild strikes, forfeits and clocks of a resumed match from its logged decisions."""
+    def restore(self, logged: Sequence[DecisionRow], resigned: Sequence[int] = ()) -> None:
+        """Rebuild strikes, forfeits and clocks of a resumed match from its logged decisions,
+        and the resignations stored on its seats."""
+        for seat in resigned:
+            self.seats[seat].resigned = self.seats[seat].forfeited = True
         for row in logged:
             for seat, taken in row.elapsed.items():
                 self.seats[seat].clock.charge(taken)
@@ -178,8 +184,8 @@ class MatchRunner:
         finally:
             metrics.ACTIVE_MATCHES.labels(self.game).dec()
             self.done.set()
-            for queue in self.watchers:
-                queue.put_nowait(None)
+            for watcher in self.watchers:
+                watcher.close()
         metrics.MATCH_DURATION.labels(self.game).observe(time.monotonic() - began)
         return outcome
 
@@ -213,6 +219,9 @@ class MatchRunner:
         row = DecisionRow(
             self.match_id, decision.number, decision.label, wire_joint, elapsed, strikes
         )
+        if self._resigning:  # a resumed match must not seat a resigned bot again
+            resigning, self._resigning = self._resigning, []
+            await asyncio.gather(*resigning)
         # Durable before the next request goes out: a crash loses no applied action.
         await self._with_db_retry("record_decision", self.store.record_decision, row)
         self.state = after
@@ -386,8 +395,18 @@ class MatchRunner:
         return None
 
     def resign(self, bot_id: int, reason: str) -> None:
-        """Every seat of `bot_id` gives up: ranked last, defaults from now on."""
-        for seat in self.seats_of(bot_id):
+        """Every seat of `bot_id` gives up: ranked last, defaults from now on (stored, so that
+        a resumed match keeps it)."""
+        seats = [seat for seat in self.seats_of(bot_id) if not self.seats[seat].resigned]
+        if seats:
+            self._resigning.append(
+                asyncio.ensure_future(
+                    self._with_db_retry(
+                        "resign_seats", self.store.resign_seats, self.match_id, seats
+                    )
+                )
+            )
+        for seat in seats:
             s = self.seats[seat]
             s.resigned = s.forfeited = True
             log.info("match %s seat %s resigned: %s", self.match_id, seat, reason or "no reason")
@@ -518,17 +537,19 @@ class MatchRunner:
 
     def _publish(self, step: PublicStep) -> None:
         self.steps.append(step)
-        for queue in self.watchers:
-            queue.put_nowait(step)
+        for watcher in self.watchers:
+            watcher.push(step)
 
     async def _with_db_retry(self, operation: str, call: Callable[..., Any], *args: Any) -> None:
-        """Retry a storage call until it succeeds: the match pauses rather than lose a step."""
+        """Retry a storage call while the database is unavailable: the match pauses rather than
+        lose a step. Any other storage error (a conflict, a missing row) will not go away by
+        waiting: it propagates, and the runner's caller aborts the match."""
         delay = 0.05
         while True:
             try:
                 await call(*args)
                 return
-            except StorageError as exc:  # the database is down or refusing: wait and retry
+            except Unavailable as exc:  # the database is down: wait and retry
                 metrics.DB_ERRORS.labels(operation).inc()
                 log.error(
                     "match %s: %s failed (%s); retrying in %.2fs",
@@ -539,3 +560,6 @@ class MatchRunner:
                 )
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, DB_RETRY_MAX)
+            except StorageError:
+                metrics.DB_ERRORS.labels(operation).inc()
+                raise

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import functools
@@ -22,8 +21,8 @@ from arena.clock import Clock
 from arena.referee import arguments, requests
 from arena.referee.app import Referee
 from arena.referee.limits import RateLimiter, clip, peer_address
-from arena.referee.match import PublicStep
 from arena.referee.stats import bot_stats_message
+from arena.referee.watchers import Watcher, WatcherDropped
 from arena.storage import botstats
 from arena.storage.errors import Conflict, NotFound, StorageError, Unavailable
 from arena.storage.rows import MatchRow, MatchStatus
@@ -351,20 +350,21 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
             async for event in self._watch_stored(request.match_id, context, delay):
                 yield event
             return
-        queue: asyncio.Queue[PublicStep | None] = asyncio.Queue()
-        for step in runner.steps:
-            queue.put_nowait(step)
-        runner.watchers.append(queue)
+        # Bounded: a spectator that does not read (or waits out a long delay) is dropped.
+        watcher = Watcher(runner.steps, self.referee.config.limits.watch_queue_steps)
+        runner.watchers.append(watcher)
         try:
-            while (step := await queue.get()) is not None:
+            while (step := await watcher.next()) is not None:
                 wait = step.at + delay - time.monotonic()
                 if wait > 0:
-                    await asyncio.sleep(wait)
+                    await watcher.pause(wait)
                 yield self._event(
                     runner.match_id, runner.game, step.decision, step.label, step.view
                 )
+        except WatcherDropped as exc:
+            await _fail(context, "WatchMatch", grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         finally:
-            runner.watchers.remove(queue)
+            runner.watchers.remove(watcher)
         final = await self._match(request.match_id, context, "WatchMatch")
         yield arena_pb2.MatchEvent(
             match_id=request.match_id, decision=len(runner.moves) - 1, label="end", final=final

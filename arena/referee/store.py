@@ -25,3 +25,6 @@ class MatchStore(Protocol):
 
     async def abort_match(self, match_id: int, reason: str) -> None:
         """Mark a pending or running match aborted, keeping `reason`."""
+
+    async def resign_seats(self, match_id: int, seats: Sequence[int]) -> None:
+        """Durably store that `seats` of a running match resigned."""

@@ -354,6 +354,15 @@ class Database:
             if await cursor.fetchone() is None:
                 raise await _status_error(conn, what, match_id)
 
+    async def resign_seats(self, match_id: int, seats: Sequence[int]) -> None:
+        """Store that `seats` of a running match resigned: a resumed match keeps them out."""
+        what = f"resign seats {list(seats)} of match {match_id}"
+        async with self._connection(what) as conn:
+            params = {"match_id": match_id, "seats": list(seats)}
+            cursor = await conn.execute(query("resign_seats"), params)
+            if await cursor.fetchone() is None:
+                raise await _status_error(conn, what, match_id)
+
     async def match(self, match_id: int) -> MatchRow | None:
         """A match with its seating, if it exists."""
         what = f"read match {match_id}"

@@ -175,3 +175,11 @@ WHERE m.tournament_id IS NULL AND m.status IN ('pending', 'running')
       = %(bot_ids)s::bigint[]
 ORDER BY m.id
 LIMIT 1;
+
+-- name: resign_seats
+-- Seats that resigned from a running match (kept through a referee restart).
+UPDATE seats AS s SET forfeited = true
+FROM matches AS m
+WHERE s.match_id = %(match_id)s AND s.seat = ANY(%(seats)s::int[])
+  AND m.id = s.match_id AND m.status = 'running'
+RETURNING s.seat;

@@ -34,6 +34,7 @@ CREATE TABLE tournaments (
     format text NOT NULL DEFAULT 'swiss',
     rating_system text NOT NULL DEFAULT 'elo',
     forfeit_limit integer,
+    seed_salt uuid NOT NULL DEFAULT gen_random_uuid(),
     CONSTRAINT tournaments_table_size_check CHECK (table_size > 0),
     CONSTRAINT tournaments_rounds_check CHECK (rounds > 0),
     CONSTRAINT tournaments_current_round_check CHECK (current_round BETWEEN 0 AND rounds),

@@ -335,3 +335,7 @@ WHERE m.status IN ('pending', 'running') GROUP BY s.bot_id;
 -- name: record_ladder_match
 INSERT INTO ladder_matches (match_id, game) VALUES (%(match_id)s, %(game)s)
 ON CONFLICT DO NOTHING;
+
+-- name: tournament_seed_salt
+-- The tournament's random salt for table seeds (never published).
+SELECT seed_salt::text FROM tournaments WHERE id = %(tournament_id)s;
