@@ -8,8 +8,8 @@ from typing import Any
 
 import grpc
 
-from arena import home
 from arena.cli_errors import positive
+from arena.cli_target import ADDRESS_HELP, ADMIN_TOKEN_HELP, address_of, admin_metadata
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 FORMATS = {
@@ -20,39 +20,17 @@ RATING_SYSTEMS = {
     "elo": arena_pb2.RATING_SYSTEM_ELO,
     "openskill": arena_pb2.RATING_SYSTEM_OPENSKILL,
 }
-# The same words as service_cli's, which this module does not import (it pulls in storage).
-ADDRESS_HELP = (
-    "the referee's host:port (default: ARENA_ADDRESS, else the stack `arena up` runs in "
-    "ARENA_HOME, else localhost:50051)"
-)
-ADMIN_TOKEN_HELP = (
-    "the admin token (default: ARENA_ADMIN_TOKEN, else the admin-token file `arena up` wrote "
-    "in ARENA_HOME)"
-)
-
-
-def address(args: argparse.Namespace) -> str:
-    """The referee address: --address, ARENA_ADDRESS, the running stack's, or localhost:50051."""
-    return str(getattr(args, "address", "") or home.default_address())
-
-
-def admin(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
-    """The admin credentials metadata."""
-    # Imported here: service_cli pulls in the storage layer, which `arena play` does not need.
-    from arena.service_cli import admin_token
-
-    return (("authorization", f"Bearer {admin_token(getattr(args, 'admin_token', ''))}"),)
 
 
 async def change(args: argparse.Namespace) -> int:
     """Withdraw a bot from, or enter it late into, a tournament; print from which round."""
     request = arena_pb2.ChangeEntrantRequest(tournament_id=args.tournament_id, bot=args.bot)
-    async with grpc.aio.insecure_channel(address(args)) as channel:
+    async with grpc.aio.insecure_channel(address_of(args)) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
         if args.tournament_command == "withdraw":
-            done = await api.WithdrawEntrant(request, metadata=admin(args), timeout=30)
+            done = await api.WithdrawEntrant(request, metadata=admin_metadata(args), timeout=30)
         else:
-            done = await api.EnterEntrant(request, metadata=admin(args), timeout=30)
+            done = await api.EnterEntrant(request, metadata=admin_metadata(args), timeout=30)
     verb = "withdrawn from" if args.tournament_command == "withdraw" else "entered in"
     print(f"{done.bot} {verb} tournament {done.tournament_id} from round {done.round_no}")
     return 0

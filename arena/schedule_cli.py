@@ -13,6 +13,7 @@ import grpc
 import engines
 from arena import entrant_cli
 from arena.cli_errors import positive
+from arena.cli_target import ADDRESS_HELP, ADMIN_TOKEN_HELP, address_of, admin_metadata
 from arena.clock import seconds, to_duration
 from arena.schedules import next_daily, parse_every
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
@@ -23,7 +24,7 @@ FORMAT_NAMES = {v: k for k, v in entrant_cli.FORMATS.items()}
 async def _call(
     args: argparse.Namespace, use: Callable[[arena_pb2_grpc.ArenaServiceStub], Awaitable[Any]]
 ) -> Any:
-    async with grpc.aio.insecure_channel(entrant_cli.address(args)) as channel:
+    async with grpc.aio.insecure_channel(address_of(args)) as channel:
         return await use(arena_pb2_grpc.ArenaServiceStub(channel))
 
 
@@ -49,7 +50,7 @@ def create(args: argparse.Namespace) -> int:
     request.every.FromTimedelta(every)
     request.first_run.FromDatetime(first)
     made = asyncio.run(
-        _call(args, lambda api: api.CreateSchedule(request, metadata=entrant_cli.admin(args)))
+        _call(args, lambda api: api.CreateSchedule(request, metadata=admin_metadata(args)))
     )
     print(line(made))
     return 0
@@ -71,7 +72,7 @@ def pause(args: argparse.Namespace) -> int:
     """Pause (or with --resume resume) a schedule."""
     request = arena_pb2.PauseScheduleRequest(schedule_id=args.schedule_id, resume=args.resume)
     done = asyncio.run(
-        _call(args, lambda api: api.PauseSchedule(request, metadata=entrant_cli.admin(args)))
+        _call(args, lambda api: api.PauseSchedule(request, metadata=admin_metadata(args)))
     )
     print(line(done))
     return 0
@@ -80,9 +81,7 @@ def pause(args: argparse.Namespace) -> int:
 def delete(args: argparse.Namespace) -> int:
     """Delete a schedule; its editions stay."""
     request = arena_pb2.DeleteScheduleRequest(schedule_id=args.schedule_id)
-    asyncio.run(
-        _call(args, lambda api: api.DeleteSchedule(request, metadata=entrant_cli.admin(args)))
-    )
+    asyncio.run(_call(args, lambda api: api.DeleteSchedule(request, metadata=admin_metadata(args))))
     print(f"schedule {args.schedule_id} deleted")
     return 0
 
@@ -142,8 +141,8 @@ def add_commands(sub: Any) -> None:
     d.add_argument("schedule_id", type=positive(), help="the schedule's id")
     d.set_defaults(func=delete)
     for parser in (c, ls, p, d):
-        parser.add_argument("--address", default="", help=entrant_cli.ADDRESS_HELP)
-        parser.add_argument("--admin-token", default="", help=entrant_cli.ADMIN_TOKEN_HELP)
+        parser.add_argument("--address", default="", help=ADDRESS_HELP)
+        parser.add_argument("--admin-token", default="", help=ADMIN_TOKEN_HELP)
 
 
 def ladder(args: argparse.Namespace) -> int:
@@ -156,7 +155,7 @@ def ladder(args: argparse.Namespace) -> int:
             clock=common_pb2.Clock(per_decision=to_duration(seconds(args.per_decision))),
         )
         done = asyncio.run(
-            _call(args, lambda api: api.StartLadder(request, metadata=entrant_cli.admin(args)))
+            _call(args, lambda api: api.StartLadder(request, metadata=admin_metadata(args)))
         )
         print(
             f"ladder of {done.game} running: {done.table_size}-seat tables, at most"
@@ -164,7 +163,7 @@ def ladder(args: argparse.Namespace) -> int:
         )
     else:
         stop = arena_pb2.StopLadderRequest(game=args.game)
-        asyncio.run(_call(args, lambda api: api.StopLadder(stop, metadata=entrant_cli.admin(args))))
+        asyncio.run(_call(args, lambda api: api.StopLadder(stop, metadata=admin_metadata(args))))
         print(f"ladder of {args.game} stopped; matches in play will finish")
     return 0
 
@@ -192,6 +191,6 @@ def add_ladder_commands(sub: Any) -> None:
     stop = l_sub.add_parser("stop", help="admin: stop making ladder matches")
     for p in (start, stop):
         p.add_argument("--game", required=True, choices=engines.names(), help="the ladder's game")
-        p.add_argument("--address", default="", help=entrant_cli.ADDRESS_HELP)
-        p.add_argument("--admin-token", default="", help=entrant_cli.ADMIN_TOKEN_HELP)
+        p.add_argument("--address", default="", help=ADDRESS_HELP)
+        p.add_argument("--admin-token", default="", help=ADMIN_TOKEN_HELP)
         p.set_defaults(func=ladder)

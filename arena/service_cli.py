@@ -18,6 +18,7 @@ import engines
 from arena import home
 from arena.auth import write_secret
 from arena.cli_errors import CliError, ExitCode, positive
+from arena.cli_target import ADDRESS_HELP, ADMIN_TOKEN_HELP, address_of, admin_metadata
 from arena.clock import Clock, seconds
 from arena.logs import configure_logging
 from arena.render import Paint, final_lines, step_lines
@@ -26,37 +27,6 @@ from arena.storage import Database
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from engines import Record
 from engines.replay import start, steps
-
-ADDRESS_HELP = (
-    "the referee's host:port (default: ARENA_ADDRESS, else the stack `arena up` runs in "
-    "ARENA_HOME, else localhost:50051)"
-)
-ADMIN_TOKEN_HELP = (
-    "the admin token (default: ARENA_ADMIN_TOKEN, else the admin-token file `arena up` wrote "
-    "in ARENA_HOME)"
-)
-
-
-def address_of(args: argparse.Namespace) -> str:
-    """The referee address: --address, ARENA_ADDRESS, the running stack's, or localhost:50051."""
-    return str(getattr(args, "address", "") or home.default_address())
-
-
-def admin_token(given: str | None) -> str:
-    """The admin token: the flag, ARENA_ADMIN_TOKEN, or the file `arena up` wrote."""
-    if given:
-        return given
-    if os.environ.get("ARENA_ADMIN_TOKEN"):
-        return os.environ["ARENA_ADMIN_TOKEN"]
-    path = data_dir() / "admin-token"
-    if path.exists():
-        return path.read_text().strip()
-    raise CliError(
-        f"no admin token (none given and no {path})",
-        "pass --admin-token, set ARENA_ADMIN_TOKEN, or start the arena with `arena up` "
-        "(it writes that file)",
-        ExitCode.REFUSED,
-    )
 
 
 def existing_database_url() -> str:
@@ -219,7 +189,7 @@ async def _match(args: argparse.Namespace) -> int:
         clock=common_pb2.Clock(per_decision=_duration(args.per_decision)),
     )
     request.options.update(options)
-    metadata = (("authorization", f"Bearer {admin_token(args.admin_token)}"),)
+    metadata = admin_metadata(args)
     paint = Paint()
     async with grpc.aio.insecure_channel(address_of(args)) as channel:
         stub = arena_pb2_grpc.ArenaServiceStub(channel)

@@ -21,23 +21,12 @@ import engines
 from arena import entrant_cli, schedule_cli
 from arena.auth import write_secret
 from arena.cli_errors import CliError, ExitCode, positive
+from arena.cli_target import ADDRESS_HELP, ADMIN_TOKEN_HELP, address_of, admin_metadata
 from arena.clock import seconds, to_duration
 from arena.render import Paint
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 STATUS = {v: k[18:].lower() for k, v in arena_pb2.TournamentStatus.items()}
-
-
-def _address(args: argparse.Namespace) -> str:
-    from arena.service_cli import address_of
-
-    return address_of(args)
-
-
-def _admin(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
-    from arena.service_cli import admin_token
-
-    return (("authorization", f"Bearer {admin_token(getattr(args, 'admin_token', ''))}"),)
 
 
 # -- tournaments ----------------------------------------------------------------------------------
@@ -56,9 +45,9 @@ async def create(args: argparse.Namespace) -> int:
         forfeit_limit=args.forfeit_limit,
     )
     request.starts_at.FromDatetime(datetime.now(UTC) + timedelta(seconds=args.start_in))
-    async with grpc.aio.insecure_channel(_address(args)) as channel:
+    async with grpc.aio.insecure_channel(address_of(args)) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
-        tournament = await api.CreateTournament(request, metadata=_admin(args))
+        tournament = await api.CreateTournament(request, metadata=admin_metadata(args))
     if args.quiet:
         print(tournament.tournament_id)
     else:
@@ -72,7 +61,7 @@ async def create(args: argparse.Namespace) -> int:
 
 async def list_all(args: argparse.Namespace) -> int:
     """Print the tournaments."""
-    async with grpc.aio.insecure_channel(_address(args)) as channel:
+    async with grpc.aio.insecure_channel(address_of(args)) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
         reply = await api.ListTournaments(arena_pb2.ListTournamentsRequest(limit=args.limit))
     if not reply.tournaments:
@@ -149,11 +138,11 @@ async def show(args: argparse.Namespace) -> int:
     """Print a tournament's standings (following it live with --follow)."""
     paint = Paint()
     if args.follow:
-        t = await follow(_address(args), args.tournament_id, paint)
+        t = await follow(address_of(args), args.tournament_id, paint)
         if not sys.stdout.isatty():
             print("\n".join(standings_lines(t, paint)))
         return 0
-    async with grpc.aio.insecure_channel(_address(args)) as channel:
+    async with grpc.aio.insecure_channel(address_of(args)) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
         t = await api.GetTournament(
             arena_pb2.GetTournamentRequest(tournament_id=args.tournament_id)
@@ -164,7 +153,7 @@ async def show(args: argparse.Namespace) -> int:
 
 async def leaderboard(args: argparse.Namespace) -> int:
     """Print a game's Elo leaderboard."""
-    async with grpc.aio.insecure_channel(_address(args)) as channel:
+    async with grpc.aio.insecure_channel(address_of(args)) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
         board = await api.GetLeaderboard(
             arena_pb2.GetLeaderboardRequest(
@@ -492,8 +481,6 @@ async def _leaderboard(address: str, game: str) -> arena_pb2.Leaderboard:
 
 def add_commands(sub: Any) -> None:
     """Add the tournament, leaderboard, up and demo subcommands."""
-    from arena.service_cli import ADDRESS_HELP, ADMIN_TOKEN_HELP
-
     tournament = sub.add_parser("tournament", help="create, list and show Swiss tournaments")
     t_sub = tournament.add_subparsers(dest="tournament_command", required=True)
     c = t_sub.add_parser("create", help="admin: schedule a Swiss tournament")
