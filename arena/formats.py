@@ -9,7 +9,9 @@ from dataclasses import replace
 from enum import StrEnum
 from fractions import Fraction
 
+import engines
 from arena.pairing import Entrant, History, Pairing, pair_round
+from engines import Rules
 
 
 class Format(StrEnum):
@@ -109,3 +111,13 @@ def _circle_round(bots: list[int], seed: int, round_no: int) -> Pairing:
         else:
             tables.append((a, b) if (i + round_no) % 2 else (b, a))
     return Pairing(tuple(tables), tuple(byes))
+
+
+def table_rules(game: str, table_size: int) -> Rules[object, object, object]:
+    """The rules of `game` if `table_size` is one of its seat counts; `ValueError` if not."""
+    rules: Rules[object, object, object] = engines.get(game)
+    if table_size not in rules.seat_counts:
+        raise ValueError(
+            f"table size {table_size} is not a seat count of {game} {list(rules.seat_counts)}"
+        )
+    return rules

@@ -16,8 +16,8 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-import engines
 from arena.clock import Clock
+from arena.formats import table_rules
 from arena.ratings import DEFAULT_RATING
 from arena.storage import Database
 from arena.storage.sql import query
@@ -56,11 +56,9 @@ async def start(
     db: Database, game: str, table_size: int, concurrency: int = 1, clock: Clock | None = None
 ) -> None:
     """Start (or reconfigure) the ladder of `game`; `ValueError` names a bad setting."""
-    rules = engines.get(game)
-    if table_size not in rules.seat_counts or table_size < 2:
-        raise ValueError(
-            f"table size {table_size} is not a seat count of {game} {list(rules.seat_counts)}"
-        )
+    table_rules(game, table_size)
+    if table_size < 2:
+        raise ValueError(f"a ladder table needs at least 2 seats, not {table_size}")
     if concurrency < 1:
         raise ValueError(f"the per-bot concurrency limit must be at least 1, got {concurrency}")
     params = {

@@ -21,10 +21,9 @@ from typing import Any
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-import engines
 from arena import tournaments
 from arena.clock import Clock
-from arena.formats import parse_format, parse_rating_system
+from arena.formats import parse_format, parse_rating_system, table_rules
 from arena.storage import Database
 from arena.storage.sql import query
 
@@ -100,11 +99,7 @@ async def create_schedule(
         raise ValueError("a schedule needs a name")
     if every < timedelta(seconds=1):
         raise ValueError(f"the period must be at least one second, got {every}")
-    rules = engines.get(game)
-    if table_size not in rules.seat_counts:
-        raise ValueError(
-            f"table size {table_size} is not a seat count of {game} {list(rules.seat_counts)}"
-        )
+    table_rules(game, table_size)
     if bot_names is not None:  # the same checks a tournament makes, now rather than at 02:00
         await tournaments.prepare_tournament(
             db,

@@ -10,9 +10,15 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-import engines
 from arena.clock import Clock
-from arena.formats import Format, RatingSystem, default_rounds, parse_format, parse_rating_system
+from arena.formats import (
+    Format,
+    RatingSystem,
+    default_rounds,
+    parse_format,
+    parse_rating_system,
+    table_rules,
+)
 from arena.storage import Database
 from arena.storage.sql import query
 
@@ -82,11 +88,7 @@ async def prepare_tournament(
     forfeit_limit: int | None = None,
 ) -> NewTournament:
     """Check a tournament's settings and resolve its bots (see `create_tournament`)."""
-    rules = engines.get(game)
-    if table_size not in rules.seat_counts:
-        raise ValueError(
-            f"table size {table_size} is not a seat count of {game} {list(rules.seat_counts)}"
-        )
+    rules = table_rules(game, table_size)
     format_ = parse_format(str(format))
     system = parse_rating_system(str(rating_system))
     if rounds is not None and rounds < 0:
