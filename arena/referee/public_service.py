@@ -379,10 +379,12 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         try:
             record = await self.db.record(match_id)
             if row.status not in ENDED:
-                cutoff = datetime.now(UTC) - timedelta(seconds=delay)
+                now, lag = datetime.now(UTC), timedelta(seconds=delay)
                 logged = await self.db.decisions(match_id)
                 shown = sum(
-                    1 for d in logged if d.created_at is not None and d.created_at <= cutoff
+                    1
+                    for d in logged
+                    if d.created_at is not None and spectate.is_revealed(d.created_at, lag, now)
                 )
                 record = dataclasses.replace(record, moves=record.moves[:shown])
         except StorageError as exc:
