@@ -30,10 +30,10 @@ lint: install
 	$(BIN)/ruff check .
 
 typecheck: install
-	$(BIN)/mypy --strict engines arena/storage arena/services.py arena/web
+	$(BIN)/mypy --strict engines arena/storage arena/ops/services.py arena/web
 
 proto: install  ## regenerate the Python code of proto/ into arena/v1/
-	$(BIN)/python -m arena.protogen
+	$(BIN)/python -m arena.protocol.protogen
 
 goldens: install  ## regenerate the golden replays under tests/goldens/
 	$(BIN)/python -m tests.golden

@@ -23,10 +23,10 @@ from pathlib import Path
 # Run as a script from anywhere: the repository root is what makes `arena` importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.bots.base import Strategy
-from arena.bots.crossing import CrossingHeuristic
-from arena.bots.loyang import LoyangHeuristic
-from arena.local import play_local
+from arena.sdk.bots.base import Strategy
+from arena.sdk.bots.crossing import CrossingHeuristic
+from arena.sdk.bots.loyang import LoyangHeuristic
+from arena.sdk.local import play_local
 from engines.api import Termination
 from engines.registry import get as game_rules
 

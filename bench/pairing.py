@@ -23,7 +23,7 @@ from pathlib import Path
 # Run as a script from anywhere: the repository root is what makes `arena` importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.pairing import (
+from arena.tournament.pairing import (
     Entrant,
     History,
     Pairing,
@@ -32,7 +32,7 @@ from arena.pairing import (
     pair_round,
     standings,
 )
-from arena.rematch import repeat_lower_bound
+from arena.tournament.rematch import repeat_lower_bound
 
 TABLE_SIZE = 4
 ALLOWED = (3, 4)

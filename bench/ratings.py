@@ -32,11 +32,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import psycopg
 from psycopg import sql
 
-from arena import skill
-from arena.pairing import History, RoundResult, TableResult, pair_round, standings
-from arena.ratings import DEFAULT_K, DEFAULT_RATING, elo_deltas, provisional_k, rate_round
 from arena.storage.migrate import migrate
 from arena.storage.sql import query
+from arena.tournament import skill
+from arena.tournament.pairing import History, RoundResult, TableResult, pair_round, standings
+from arena.tournament.ratings import (
+    DEFAULT_K,
+    DEFAULT_RATING,
+    elo_deltas,
+    provisional_k,
+    rate_round,
+)
 
 BOTS = 64
 TABLE_SIZE = 4

@@ -1,7 +1,7 @@
 """Benchmark: concurrent matches of instant bots against a real referee, and the same in process.
 
 A referee (grpc.aio on 127.0.0.1, port 0) runs over a real Postgres: a throwaway database on the
-server ARENA_DATABASE_URL names, else on the embedded server `arena.services.database_url()`
+server ARENA_DATABASE_URL names, else on the embedded server `arena.ops.services.database_url()`
 starts; the database is dropped afterwards. K matches start at once (with `--rounds R`, R such
 batches in a row) between instant random bots, one bot per seat, all in one child process that
 talks to the referee over loopback gRPC exactly as a remote bot would. A bot answers each request
@@ -16,7 +16,7 @@ queueing the DecisionRequest on the bot's stream (`Pending.sent_at`) to the matc
 answer, so it includes serialising, both loopback hops, the bot's work and the referee's event-loop
 wait. The benchmark records every sample exactly instead of reading the histogram's coarse
 buckets. The bots' own share (request received to answer queued) is shown beside it. The baseline,
-taken in the same run, is `arena.local.play_local` with random strategies on the same seeds, one
+taken in the same run, is `arena.sdk.local.play_local` with random strategies on the same seeds, one
 match after another in this process (median of 3 runs): no network, no database, no clock. Both
 rates are wall clock: the wire run spreads over the referee, the bots' process and Postgres.
 
@@ -52,15 +52,15 @@ import psycopg
 from psycopg import sql
 
 import engines
-from arena import metrics, services
-from arena.bots.base import RandomStrategy
-from arena.clock import Clock
-from arena.local import play_local
+from arena.ops import metrics, services
 from arena.referee import requests
 from arena.referee.app import Referee, RefereeConfig
+from arena.referee.clock import Clock
 from arena.referee.match import MatchRunner
 from arena.referee.server import RunningServer, create_server
 from arena.sdk import Bot, turn_of
+from arena.sdk.bots.base import RandomStrategy
+from arena.sdk.local import play_local
 from arena.storage import Database
 from arena.storage.rows import DecisionRow
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2

@@ -33,12 +33,12 @@ import grpc
 import pairing as pairing_bench
 import psycopg
 
-from arena.bots.base import RandomStrategy
-from arena.clock import seconds, to_duration
-from arena.local import play_local
+from arena.cli.tournaments import free_port
+from arena.ops.stack import Stack, StackConfig
+from arena.referee.clock import seconds, to_duration
 from arena.sdk import StrategyBot
-from arena.stack import Stack, StackConfig
-from arena.tournament_cli import free_port
+from arena.sdk.bots.base import RandomStrategy
+from arena.sdk.local import play_local
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 PHASES = """

@@ -3,6 +3,7 @@
 from engines.api import (
     ActionSpace,
     Decision,
+    Event,
     Json,
     ListedSpace,
     Option,
@@ -10,7 +11,9 @@ from engines.api import (
     Rules,
     Seat,
     Termination,
+    Transition,
 )
+from engines.driver import MatchDriver, Move
 from engines.errors import (
     ActionError,
     DataError,
@@ -24,9 +27,9 @@ from engines.errors import (
     StaleDecision,
     UnknownGame,
 )
-from engines.events import Event
+from engines.record import Record
 from engines.registry import get, names, register
-from engines.replay import Record, replay
+from engines.replay import replay
 from engines.rng import HashRng, Rng, ScriptedRng
 from engines.spaces import IntRange, MixedSpace
 
@@ -44,7 +47,9 @@ __all__ = [
     "InvalidAction",
     "Json",
     "ListedSpace",
+    "MatchDriver",
     "MixedSpace",
+    "Move",
     "NotYourDecision",
     "Option",
     "OptionsError",
@@ -57,6 +62,7 @@ __all__ = [
     "Seat",
     "StaleDecision",
     "Termination",
+    "Transition",
     "UnknownGame",
     "get",
     "names",

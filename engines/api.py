@@ -1,15 +1,29 @@
 """The engine contract: what every game implements and every other layer relies on.
 
 A game is a `Rules` object: pure functions over immutable states. The referee, the storage layer,
-the tournament code and the tests only ever use the names defined here.
+the tournament code and the tests only ever use the names defined here, and they drive a match
+through one loop, `engines.driver.MatchDriver`.
 
-    setup(seats, options, rng) -> State
-    decision(state) -> Decision | None          (None exactly when the match is over)
+    start(seats, options, rng) -> Transition        (the initial state and the setup's events)
+    decision(state) -> Decision | None              (None exactly when the match is over)
     legal_actions(state, seat) -> ActionSpace
-    apply(state, {seat: action, ...}, rng) -> State   (the complete joint action of the decision)
-    observe(state, viewer) -> Observation       (viewer None = the public view)
+    step(state, decision, {seat: action}, rng) -> Transition
+                                                    (a complete joint action the driver checked)
+    observe(state, viewer) -> Observation           (viewer None = the public view; no events)
     outcome(state) -> Outcome | None
-    parse_action / dump_action / dump_observation      (the JSON wire forms)
+    parse_action / dump_action / dump_observation   (the JSON wire forms)
+
+Events are not part of a game's state: `step` returns the events it produced, each with its
+audience, and the driver keeps them and each seat's cursor (the decision it last answered), so
+that a view shows a seat what happened since it last decided.
+
+How a game updates state (the same in every game): a state is a tree of frozen dataclasses and
+tuples, never mutated once built. `step` copies the state into a mutable working copy (the
+game's `work.py`), lets the rule functions change that copy in place, then freezes it into the
+next state. One copy per step is cheaper than a `dataclasses.replace` per change (a decision
+changes dozens of fields), and rule functions read as the rulebook does ("pay 2, draw a card")
+instead of threading a new state through every line. No state holds a cache: the driver asks
+for each seat's legal actions once per decision and hands the space to whoever needs it.
 """
 
 from __future__ import annotations
@@ -18,9 +32,9 @@ import enum
 import json
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from engines.errors import (
     GameOver,
@@ -44,6 +58,54 @@ O = TypeVar("O")  # noqa: E741 - the observation type, O as in the contract's si
 
 DEFAULT_LISTING_LIMIT = 256
 """Above this many legal actions a space is described rather than listed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One thing that happened, with its audience."""
+
+    number: int
+    """The decision that produced it; -1 for setup."""
+    kind: str
+    """What happened: "dealt", "opened", "bribe_paid", ..."""
+    data: tuple[tuple[str, Json], ...]
+    """The details, as sorted (key, value) pairs so that events stay hashable and immutable."""
+    audience: frozenset[Seat] | None = None
+    """The seats that may see it; None means everyone, spectators included."""
+
+    @staticmethod
+    def make(number: int, kind: str, audience: Iterable[Seat] | None = None, **data: Json) -> Event:
+        """Build an event from keyword details."""
+        return Event(
+            number=number,
+            kind=kind,
+            data=tuple(sorted(data.items())),
+            audience=None if audience is None else frozenset(audience),
+        )
+
+    def is_visible_to(self, viewer: Seat | None) -> bool:
+        """Whether `viewer` (None = spectator) may see this event."""
+        return self.audience is None or (viewer is not None and viewer in self.audience)
+
+    def to_json(self) -> dict[str, Json]:
+        """The wire form of the event (its audience is not part of it); lists are copied."""
+        out: dict[str, Json] = {"number": self.number, "kind": self.kind}
+        for key, value in self.data:
+            out[key] = list(value) if isinstance(value, list) else value
+        return out
+
+
+def visible(log: Iterable[Event], viewer: Seat | None, since: int = -1) -> tuple[Event, ...]:
+    """The events of `log` that `viewer` may see, produced at decision `since` or later."""
+    return tuple(e for e in log if e.number >= since and e.is_visible_to(viewer))
+
+
+@dataclass(frozen=True, slots=True)
+class Transition(Generic[S]):
+    """What setting up or one step produced: the new state and the events it emitted."""
+
+    state: S
+    events: tuple[Event, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +269,8 @@ class Rules(ABC, Generic[S, A, O]):
     """Every option with its type, default and a one-line description."""
     presets: ClassVar[Mapping[str, Mapping[str, Json]]] = {}
     """Named option sets (variants) that the conformance suite plays besides the defaults."""
+    emits_events: ClassVar[bool] = True
+    """Whether `step` reports events, so that views carry an "events" list (the driver adds it)."""
     conformance_options: ClassVar[Mapping[str, Json]] = {}
     """Options that shorten random matches for the conformance suite, e.g. a lower turn cap;
     a few seeds per seat count still play without them."""
@@ -235,9 +299,15 @@ class Rules(ABC, Generic[S, A, O]):
             )
 
     # -- the rules ---------------------------------------------------------------------------
-    @abstractmethod
+    def start(self, seats: int, options: Mapping[str, object], rng: Rng) -> Transition[S]:
+        """The initial state and the setup's events; options are validated `resolve_options`."""
+        # LEGACY bridge while games move to the Transition contract: delete with `setup`.
+        state = self.setup(seats, options, rng)
+        return Transition(state, _legacy_events(state, -1))
+
     def setup(self, seats: int, options: Mapping[str, object], rng: Rng) -> S:
-        """The initial state; options are validated with `resolve_options`."""
+        """The initial state alone (a convenience for tests and scenarios)."""
+        return self.start(seats, options, rng).state
 
     @abstractmethod
     def decision(self, state: S) -> Decision | None:
@@ -248,7 +318,8 @@ class Rules(ABC, Generic[S, A, O]):
         """The legal actions of `seat` at the current decision (the seat must be in it)."""
 
     def apply(self, state: S, actions: Mapping[Seat, A], rng: Rng) -> S:
-        """Apply the complete joint action of the current decision; illegal input raises."""
+        """Check and apply the complete joint action of the current decision (for tests and
+        tools; matches are played through `engines.driver.MatchDriver`); illegal input raises."""
         current = self.decision(state)
         if current is None:
             raise GameOver("the match is over")
@@ -275,11 +346,19 @@ class Rules(ABC, Generic[S, A, O]):
                     seat=seat,
                     decision=current.number,
                 )
-        return self._apply(state, current, actions, rng)
+        return self.step(state, current, actions, rng).state
 
-    @abstractmethod
+    def step(
+        self, state: S, decision: Decision, actions: Mapping[Seat, A], rng: Rng
+    ) -> Transition[S]:
+        """Apply the joint action of `decision`, already checked complete and legal."""
+        # LEGACY bridge while games move to the Transition contract: delete with `_apply`.
+        after = self._apply(state, decision, actions, rng)
+        return Transition(after, _legacy_events(after, decision.number))
+
     def _apply(self, state: S, decision: Decision, actions: Mapping[Seat, A], rng: Rng) -> S:
-        """Apply a joint action that `apply` has already checked."""
+        """LEGACY: the pre-Transition step; games that implement `step` do not define it."""
+        raise NotImplementedError(f"{self.name} implements neither step nor _apply")
 
     def check_answer(self, state: S, seat: Seat, number: int, action: A) -> None:
         """Raise the right `ActionError` if `seat` may not play `action` at decision `number`."""
@@ -402,3 +481,8 @@ def require(condition: bool, message: str, seat: Seat | None = None) -> None:
     """Raise `InvalidAction(message)` unless `condition`; a helper for `parse_action`."""
     if not condition:
         raise InvalidAction(message, seat=seat)
+
+
+def _legacy_events(state: Any, number: int) -> tuple[Event, ...]:
+    """LEGACY: the events of decision `number` from a state that still keeps its own log."""
+    return tuple(e for e in getattr(state, "log", ()) if e.number == number)

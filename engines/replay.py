@@ -1,53 +1,15 @@
-"""Records of matches and their exact replay."""
+"""Exact replay of a recorded match, through the match driver."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from engines.api import Decision, Json, Rules, Seat
+from engines.api import Decision, Rules, Seat
+from engines.driver import MatchDriver, Move
 from engines.errors import EngineError, ReplayMismatch
+from engines.record import Record
 from engines.rng import HashRng
-
-
-@dataclass(frozen=True, slots=True)
-class Record:
-    """Everything needed to reproduce a match: what Postgres stores and golden files contain."""
-
-    game: str
-    rules_version: int
-    options: Mapping[str, Json]
-    seats: int
-    seed: int
-    moves: tuple[Mapping[Seat, Json], ...]
-    """One joint action (in wire form) per decision, by decision number."""
-
-    def to_json(self) -> dict[str, Json]:
-        """The record as JSON (seat keys become strings)."""
-        return {
-            "game": self.game,
-            "rules_version": self.rules_version,
-            "options": dict(self.options),
-            "seats": self.seats,
-            "seed": self.seed,
-            "moves": [{str(seat): a for seat, a in sorted(m.items())} for m in self.moves],
-        }
-
-    @staticmethod
-    def from_json(obj: Any) -> Record:
-        """Parse `to_json` output; a malformed record raises `ReplayMismatch`."""
-        try:
-            return Record(
-                game=str(obj["game"]),
-                rules_version=int(obj["rules_version"]),
-                options=dict(obj["options"]),
-                seats=int(obj["seats"]),
-                seed=int(obj["seed"]),
-                moves=tuple({int(s): a for s, a in m.items()} for m in obj["moves"]),
-            )
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ReplayMismatch(f"malformed record: {exc!r}") from None
 
 
 def start(rules: Rules[Any, Any, Any], seats: int, options: Mapping[str, object], seed: int) -> Any:
@@ -67,18 +29,12 @@ def advance(
     return rules.apply(state, joint, HashRng.for_decision(seed, decision.number))
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One replayed decision: the state before it, the decision, the joint action, the result."""
-
-    before: Any
-    decision: Decision
-    joint: Mapping[Seat, Any]
-    after: Any
+Step = Move
+"""One replayed decision (the driver's `Move`)."""
 
 
-def steps(rules: Rules[Any, Any, Any], record: Record) -> Iterator[Step]:
-    """Replay `record` one decision at a time; any divergence raises `ReplayMismatch`."""
+def driver_for(rules: Rules[Any, Any, Any], record: Record) -> MatchDriver[Any, Any]:
+    """A driver at the start of `record`'s match; a record of another game or version raises."""
     if record.game != rules.name:
         raise ReplayMismatch(f"record is of {record.game!r}, not {rules.name!r}")
     if record.rules_version != rules.version:
@@ -87,27 +43,31 @@ def steps(rules: Rules[Any, Any, Any], record: Record) -> Iterator[Step]:
             f"these are v{rules.version}"
         )
     try:
-        state = start(rules, record.seats, record.options, record.seed)
+        return MatchDriver(rules, record.seats, record.options, record.seed)
     except EngineError as exc:
         raise ReplayMismatch(f"record does not set up: {exc}") from exc
+
+
+def steps(rules: Rules[Any, Any, Any], record: Record) -> Iterator[Move[Any, Any]]:
+    """Replay `record` one decision at a time; any divergence raises `ReplayMismatch`."""
+    driver = driver_for(rules, record)
     for index, wire_joint in enumerate(record.moves):
-        decision = rules.decision(state)
-        if decision is None:
+        if driver.decision is None:
             raise ReplayMismatch(f"move {index} recorded after the match ended")
-        if decision.number != index:
-            raise ReplayMismatch(f"move {index} meets decision {decision.number}")
         try:
-            joint = {seat: rules.parse_action(seat, a) for seat, a in wire_joint.items()}
-            after = advance(rules, state, decision, joint, record.seed)
+            yield driver.play_wire(wire_joint)
         except EngineError as exc:
             raise ReplayMismatch(f"move {index} does not replay: {exc}") from exc
-        yield Step(before=state, decision=decision, joint=joint, after=after)
-        state = after
 
 
 def replay(rules: Rules[Any, Any, Any], record: Record) -> Any:
     """Rebuild the final state of `record`; any divergence raises `ReplayMismatch`."""
-    final = start(rules, record.seats, record.options, record.seed)
-    for step in steps(rules, record):
-        final = step.after
-    return final
+    driver = driver_for(rules, record)
+    for index, wire_joint in enumerate(record.moves):
+        if driver.decision is None:
+            raise ReplayMismatch(f"move {index} recorded after the match ended")
+        try:
+            driver.play_wire(wire_joint)
+        except EngineError as exc:
+            raise ReplayMismatch(f"move {index} does not replay: {exc}") from exc
+    return driver.state

@@ -30,7 +30,7 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-from arena.services import ENV_DATABASE_URL
+from arena.ops.services import ENV_DATABASE_URL
 from arena.storage.embedded import EmbeddedPostgres
 from arena.storage.migrate import migrate
 

@@ -37,7 +37,7 @@ def test_demo_plays_a_swiss_and_shuts_everything_down() -> None:
         [
             sys.executable,
             "-m",
-            "arena.cli",
+            "arena.cli.main",
             "demo",
             "--bots",
             "8",

@@ -6,7 +6,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from arena.protogen import ROOT, generate, proto_files
+from arena.protocol.protogen import ROOT, generate, proto_files
 
 
 def test_generated_code_is_fresh() -> None:

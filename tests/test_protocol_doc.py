@@ -14,7 +14,7 @@ from google.protobuf import json_format, text_format
 from google.protobuf.message import Message
 
 import engines
-from arena import wire
+from arena.protocol import wire
 from arena.v1 import arena_pb2, bot_pb2, common_pb2
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import engines
-from arena import wire
+from arena.protocol import wire
 from engines import HashRng
 from engines.replay import advance, start
 

@@ -22,7 +22,7 @@ elif "worker" in sys.argv and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
 
 from celery import Celery
 
-from arena.services import redis_url
+from arena.ops.services import redis_url
 
 BEAT_EVERY = float(os.environ.get("ARENA_BEAT_EVERY", "2.0"))
 VISIBILITY_TIMEOUT = int(os.environ.get("ARENA_VISIBILITY_TIMEOUT", "120"))

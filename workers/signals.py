@@ -20,8 +20,8 @@ from typing import Any
 from celery import signals
 from prometheus_client import REGISTRY, CollectorRegistry, multiprocess, start_http_server
 
-from arena import metrics
-from arena.logs import configure_logging
+from arena.ops import metrics
+from arena.ops.logs import configure_logging
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ def publish_gauges() -> None:
     import psycopg
     import redis
 
-    from arena.services import database_url, redis_url
+    from arena.ops.services import database_url, redis_url
     from arena.storage.sql import query
 
     with psycopg.connect(database_url(), connect_timeout=5) as conn:

@@ -1,4 +1,4 @@
-"""Celery tasks: thin, idempotent shells over `arena.tournaments`. They take ids, not objects."""
+"""Celery tasks: thin, idempotent shells over `tournament.rounds`. They take ids, not objects."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from typing import Any
 
 from celery import chord
 
-from arena import ladder, schedules, tournaments
-from arena.hosting import connected_bots, create_ladder_match, host_table, open_db
-from arena.logs import log_context
-from arena.tournaments import RoundNotReady, Step, run
+from arena.ops.logs import log_context
+from arena.tournament import ladder, schedules
+from arena.tournament import rounds as tournaments
+from arena.tournament.hosting import connected_bots, create_ladder_match, host_table, open_db
+from arena.tournament.rounds import RoundNotReady, Step, run
 from workers.app import app
 
 log = logging.getLogger(__name__)

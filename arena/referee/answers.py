@@ -14,7 +14,8 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from arena import metrics, wire
+from arena.ops import metrics
+from arena.protocol import wire
 from arena.v1 import bot_pb2
 from engines import ActionError, EngineError, InvalidAction, Rules, StaleDecision
 

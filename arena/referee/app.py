@@ -12,11 +12,11 @@ from datetime import timedelta
 from typing import Any
 
 import engines
-from arena import metrics
-from arena.clock import Clock
-from arena.logs import log_context
+from arena.ops import metrics
+from arena.ops.logs import log_context
 from arena.referee import arguments
 from arena.referee.bot_service import malformed
+from arena.referee.clock import Clock
 from arena.referee.limits import Limits, clip
 from arena.referee.match import MatchRunner
 from arena.referee.sessions import Hub, Session
@@ -80,7 +80,7 @@ class Referee:
 
     async def _rate_adhoc(self, runner: MatchRunner) -> None:
         """Ad-hoc matches are rated as they finish (tournament rounds are rated together)."""
-        from arena.tournaments import rate_match
+        from arena.tournament.rounds import rate_match
 
         try:
             runner.rating_changes = await rate_match(self.db, runner.match_id)

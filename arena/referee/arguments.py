@@ -15,7 +15,7 @@ from typing import TypeVar
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from arena.clock import Clock
+from arena.referee.clock import Clock
 from arena.v1 import common_pb2
 
 K = TypeVar("K")

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import grpc
 from google.protobuf.message import DecodeError
 
-from arena import metrics
-from arena.auth import token_hash
-from arena.clock import seconds, to_duration
+from arena.ops import metrics
 from arena.referee import requests
+from arena.referee.auth import token_hash
+from arena.referee.clock import seconds, to_duration
 from arena.referee.limits import RateLimiter, TokenBucket, peer_address, token_prefix
 from arena.referee.sessions import Session
 from arena.storage.errors import StorageError

@@ -1,11 +1,11 @@
 """Per-game request encoders compiled once from the protos: engine values to typed messages fast.
 
-`arena.wire.fill` walks descriptors for every value it converts, which is exact but slow (about a
+`wire.fill` walks descriptors for every value it converts, which is exact but slow (about a
 millisecond per decision request). An `Encoder` compiles, once per game, a converter per proto
 message that turns the engine's JSON form into constructor arguments, so that upb builds the whole
-typed message in C with one constructor call. It follows the same mapping as `arena.wire` (enum
+typed message in C with one constructor call. It follows the same mapping as `wire` (enum
 strings, `List` wrappers, `Slot` nulls, maps, null as unset); anything the compiled converter does
-not expect falls back to `arena.wire`, which raises the precise `WireError`: errors stay the same.
+not expect falls back to `wire`, which raises the precise `WireError`: errors stay the same.
 
 Actions are encoded once per distinct action (engine actions are hashable values): their JSON text
 and typed message are kept in a bounded table in the encoder, never in the engine's state.
@@ -19,7 +19,7 @@ from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
-from arena import wire
+from arena.protocol import wire
 from arena.v1 import common_pb2
 
 Wire = Any
@@ -32,11 +32,11 @@ _TEXT = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 
 
 class _Mismatch(Exception):
-    """The compiled converter met a value it does not expect: let `arena.wire` name the error."""
+    """The compiled converter met a value it does not expect: let `wire` name the error."""
 
 
 def compact(value: Wire) -> str:
-    """Canonical compact JSON text, as `arena.wire.compact` gives, with one reused encoder."""
+    """Canonical compact JSON text, as `wire.compact` gives, with one reused encoder."""
     return _TEXT.encode(value)
 
 

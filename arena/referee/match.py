@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from arena import metrics, spectate
-from arena.clock import Clock, SeatClock
-from arena.referee import answers, requests
+from arena.ops import metrics
+from arena.referee import answers, requests, spectate
+from arena.referee.clock import Clock, SeatClock
 from arena.referee.limits import clip
 from arena.referee.sessions import Hub, Pending
 from arena.referee.store import MatchStore

@@ -15,17 +15,20 @@ import grpc
 from google.protobuf import json_format
 
 import engines
-from arena import entries, ladder, metrics, schedules, spectate, tournaments, wire
-from arena.auth import bearer, new_token, same_token, token_hash
-from arena.clock import Clock
-from arena.referee import arguments, requests
+from arena.ops import metrics
+from arena.protocol import wire
+from arena.referee import arguments, requests, spectate
 from arena.referee.app import Referee
+from arena.referee.auth import bearer, new_token, same_token, token_hash
+from arena.referee.clock import Clock
 from arena.referee.limits import RateLimiter, clip, peer_address
 from arena.referee.stats import bot_stats_message
 from arena.referee.watchers import Watcher, WatcherDropped
 from arena.storage import botstats
 from arena.storage.errors import Conflict, NotFound, StorageError, Unavailable
 from arena.storage.rows import MatchRow, MatchStatus
+from arena.tournament import entries, ladder, schedules
+from arena.tournament import rounds as tournaments
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from engines import EngineError, OptionsError, ReplayMismatch, UnknownGame
 from engines.replay import steps

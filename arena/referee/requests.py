@@ -9,9 +9,9 @@ from typing import Any
 
 from google.protobuf.struct_pb2 import Struct
 
-from arena import wire
-from arena.clock import Clock, to_duration
+from arena.protocol import wire
 from arena.referee import encoding
+from arena.referee.clock import Clock, to_duration
 from arena.v1 import bot_pb2, common_pb2
 from engines import ActionSpace, Decision, Rules
 

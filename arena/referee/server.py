@@ -11,7 +11,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from arena import metrics
+from arena.ops import metrics
 from arena.referee.app import Referee
 from arena.referee.bot_service import BotService
 from arena.referee.public_service import PublicService

@@ -11,7 +11,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
-from arena import metrics
+from arena.ops import metrics
 from arena.v1 import bot_pb2
 
 

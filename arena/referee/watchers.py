@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from arena import metrics
+from arena.ops import metrics
 
 if TYPE_CHECKING:
     from arena.referee.match import PublicStep

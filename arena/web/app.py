@@ -22,10 +22,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from arena import tournaments
 from arena.storage.db import Database
 from arena.storage.errors import StorageError
 from arena.storage.rows import MatchStatus
+from arena.tournament import rounds as tournaments
 from arena.web import charts, data, openapi
 from arena.web.boards import colour
 from arena.web.metrics import MetricsMiddleware

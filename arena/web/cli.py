@@ -18,8 +18,8 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
     from prometheus_client import start_http_server
 
-    from arena.logs import configure_logging
-    from arena.services import database_url
+    from arena.ops.logs import configure_logging
+    from arena.ops.services import database_url
     from arena.storage.db import Database
     from arena.storage.errors import Unavailable
     from arena.web.app import WebConfig, create_app

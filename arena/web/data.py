@@ -10,11 +10,11 @@ from datetime import datetime
 from typing import Any
 
 import engines
-from arena import tournaments
-from arena.formats import RatingSystem
 from arena.storage import botstats
 from arena.storage.db import Database
 from arena.storage.rows import MatchRow, MatchStatus
+from arena.tournament import rounds as tournaments
+from arena.tournament.formats import RatingSystem
 from arena.web import boards
 from arena.web.steps import MatchSteps
 

@@ -9,7 +9,7 @@ from prometheus_client import Counter, Histogram
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.metrics import LATENCY_BUCKETS
+from arena.ops.metrics import LATENCY_BUCKETS
 
 REQUESTS = Counter(
     "arena_web_requests_total", "HTTP requests served", ["method", "route", "status"]

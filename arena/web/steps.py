@@ -2,7 +2,7 @@
 
 A finished match is replayed from its stored record once and kept. A running match is replayed
 only as far as the decisions logged at least the spectator delay ago, and only its public views
-(`arena.spectate`, as the referee's watchers get them) leave this module: never its seed, its
+(`referee.spectate`, as the referee's watchers get them) leave this module: never its seed, its
 actions or a seat's view.
 """
 
@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import engines
-from arena.spectate import is_revealed, public_view
+from arena.referee.spectate import is_revealed, public_view
 from arena.storage.db import Database
 from arena.storage.rows import DecisionRow, MatchRow, MatchStatus
 from engines.replay import advance, start

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 
-from arena.bots.base import Turn
 from arena.sdk import Bot
+from arena.sdk.bots.base import Turn
 from engines import Json
 
 

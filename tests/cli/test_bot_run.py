@@ -10,7 +10,7 @@ from datetime import timedelta
 
 import pytest
 
-from arena.bot_report import BotReport
+from arena.cli.bot_report import BotReport
 from arena.sdk import Bot, BotReplaced
 from arena.v1 import arena_pb2
 from tests.referee.bots import RandomBot, ScriptedAnswerBot, json_action

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli_errors import ExitCode
+from arena.cli.errors import ExitCode
 
 pytestmark = pytest.mark.integration
 
@@ -38,7 +38,7 @@ Clumsy().run(os.environ["ARENA_ADDRESS"], os.environ["ARENA_BOT_TOKEN"])
 
 def _arena(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", "bot", "test", *args],
+        [sys.executable, "-m", "arena.cli.main", "bot", "test", *args],
         capture_output=True,
         text=True,
         timeout=240,

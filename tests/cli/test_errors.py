@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import main
-from arena.cli_errors import ExitCode
+from arena.cli.errors import ExitCode
+from arena.cli.main import main
 from tests.cli.conftest import ADMIN, RefereeThread
 
 pytestmark = pytest.mark.integration

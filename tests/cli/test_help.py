@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena.cli import build_parser
+from arena.cli.main import build_parser
 
 
 def _parsers(

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from arena.home import StackInfo, data_dir, default_address
+from arena.ops.home import StackInfo, data_dir, default_address
 
 
 def _info(pid: int) -> StackInfo:

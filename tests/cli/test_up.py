@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.home import StackInfo
-from arena.tournament_cli import free_port
+from arena.cli.tournaments import free_port
+from arena.ops.home import StackInfo
 
 pytestmark = pytest.mark.integration
 
@@ -31,7 +31,7 @@ def _up_args() -> list[str]:
     return [
         sys.executable,
         "-m",
-        "arena.cli",
+        "arena.cli.main",
         "up",
         "--port",
         str(free_port()),
@@ -88,7 +88,7 @@ def test_a_second_up_leaves_the_running_stack_alone(stack: tuple[Path, dict[str,
     assert StackInfo.read(home) == running
     # Other commands find the stack through ARENA_HOME: no --address, no --admin-token.
     listed = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "tournament", "list"],
+        [sys.executable, "-m", "arena.cli.main", "tournament", "list"],
         env=env,
         capture_output=True,
         text=True,
@@ -97,7 +97,7 @@ def test_a_second_up_leaves_the_running_stack_alone(stack: tuple[Path, dict[str,
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.strip() == "no tournaments"
     created = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "match", "--game", "hart", "--bots", "x,y,z"],
+        [sys.executable, "-m", "arena.cli.main", "match", "--game", "hart", "--bots", "x,y,z"],
         env=env,
         capture_output=True,
         text=True,

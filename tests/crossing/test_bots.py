@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.bots import strategy
-from arena.bots.base import RandomStrategy, Turn
-from arena.bots.crossing import CrossingHeuristic
-from arena.local import play_local, turn_for
+from arena.sdk.bots import strategy
+from arena.sdk.bots.base import RandomStrategy, Turn
+from arena.sdk.bots.crossing import CrossingHeuristic
+from arena.sdk.local import play_local, turn_for
 from engines.crossing.state import Label
 from engines.rng import HashRng
 from tests.crossing.build import RULES, act, edit, label, roll, turn_of

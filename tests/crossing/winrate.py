@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.bots.base import RandomStrategy, Strategy
-from arena.bots.crossing import CrossingHeuristic
-from arena.local import play_local
+from arena.sdk.bots.base import RandomStrategy, Strategy
+from arena.sdk.bots.crossing import CrossingHeuristic
+from arena.sdk.local import play_local
 
 OPTIONS = {"round_cap": 100}
 """100 rounds of 4 seats: the 400 turns these figures were first measured with."""

@@ -10,8 +10,8 @@ import argparse
 import threading
 from pathlib import Path
 
-from arena.bots.base import Turn
 from arena.sdk import StrategyBot
+from arena.sdk.bots.base import Turn
 from engines import Json
 
 POLL = 0.02

@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 from prometheus_client.metrics import MetricWrapperBase
 
-from arena import metrics
+from arena.ops import metrics
 from tests.deploy.support import (
     COMPOSE,
     DEPLOY,
@@ -36,7 +36,7 @@ REQUIRED_PANELS = {
 
 
 def exposed_sample_names() -> set[str]:
-    """Every sample name the metrics of arena/metrics.py expose."""
+    """Every sample name the metrics of arena/ops/metrics.py expose."""
     names = set()
     for value in vars(metrics).values():
         if not isinstance(value, MetricWrapperBase):
@@ -119,7 +119,7 @@ def test_every_metric_the_dashboard_and_alerts_read_is_defined() -> None:
         (where, name) for where, expr, _ in dashboard_queries() for name in metric_names(expr)
     } | {(rule["alert"], name) for rule in alert_rules() for name in metric_names(rule["expr"])}
     unknown = sorted((where, name) for where, name in read if name not in exposed)
-    assert not unknown, f"not defined in arena/metrics.py: {unknown}"
+    assert not unknown, f"not defined in arena/ops/metrics.py: {unknown}"
 
 
 def test_every_arena_metric_is_on_the_dashboard_or_in_an_alert() -> None:

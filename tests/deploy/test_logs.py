@@ -1,4 +1,4 @@
-"""arena/logs.py: JSON lines off a terminal, readable lines on one, ids from context and extra."""
+"""arena.ops.logs: JSON lines off a terminal, readable lines on one, ids from context and extra."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena.logs import configure_logging, log_context
+from arena.ops.logs import configure_logging, log_context
 
 
 class Terminal(io.StringIO):

@@ -42,7 +42,7 @@ from tests.deploy.support import (
 
 pytestmark = pytest.mark.integration
 
-ARENA = [sys.executable, "-m", "arena.cli"]
+ARENA = [sys.executable, "-m", "arena.cli.main"]
 REFEREE_METRICS = {
     "arena_connected_bots",
     "arena_active_matches",

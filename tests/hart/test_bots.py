@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from arena.bots.base import RandomStrategy, Strategy, strategy
-from arena.bots.hart import HartHeuristic, at_stake, best_declaration, split
-from arena.local import play_local, turn_for
+from arena.sdk.bots.base import RandomStrategy, Strategy, strategy
+from arena.sdk.bots.hart import HartHeuristic, at_stake, best_declaration, split
+from arena.sdk.local import play_local, turn_for
 from engines import HashRng
 from engines.hart.actions import Inspect
 from tests.hart.build import RULES, C, J, at_pack, pack_and_declare, solo

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from arena.bots.base import RandomStrategy, Strategy
-from arena.bots.hart import HartHeuristic
-from arena.local import play_local
 from arena.render import Paint, final_lines, step_lines
+from arena.sdk.bots.base import RandomStrategy, Strategy
+from arena.sdk.bots.hart import HartHeuristic
+from arena.sdk.local import play_local
 from tests.hart.build import RULES
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from arena.bots.base import RandomStrategy, Strategy, strategy
-from arena.bots.loyang import LoyangHeuristic
-from arena.local import play_local
+from arena.sdk.bots.base import RandomStrategy, Strategy, strategy
+from arena.sdk.bots.loyang import LoyangHeuristic
+from arena.sdk.local import play_local
 
 GAMES = 300
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from arena.bots.loyang import LoyangHeuristic
-from arena.local import play_local
 from arena.render import Paint, final_lines
+from arena.sdk.bots.loyang import LoyangHeuristic
+from arena.sdk.local import play_local
 from engines.loyang import LoyangRules
 from engines.loyang.board import final_position
 from engines.loyang.flow import solo_rating

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-from arena.bots.base import RandomStrategy, Turn
 from arena.sdk import Bot
+from arena.sdk.bots.base import RandomStrategy, Turn
 from arena.v1 import bot_pb2
 from engines import HashRng, Json
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import grpc
 
-from arena.clock import Clock
 from arena.referee.app import Referee, RefereeConfig
+from arena.referee.clock import Clock
 from arena.referee.limits import Limits
 from arena.referee.server import RunningServer, create_server
 from arena.sdk import Bot

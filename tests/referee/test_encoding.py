@@ -1,4 +1,4 @@
-"""The compiled request encoders give exactly what `arena.wire` gives, in the forms asked for."""
+"""The compiled request encoders give exactly what `wire` gives, in the forms asked for."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 import engines
-from arena import wire
+from arena.protocol import wire
 from arena.referee import encoding, requests
 from arena.v1 import bot_pb2
 from engines import HashRng

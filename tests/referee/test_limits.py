@@ -285,7 +285,7 @@ def test_registration_is_rate_limited_and_can_be_closed(fresh_database_url: str)
                     arena_pb2.RegisterBotRequest(name="b1"), metadata=ADMIN_METADATA
                 )
                 assert reply.token
-            command = [sys.executable, "-m", "arena.cli", "bot", "register", "b2", "--quiet"]
+            command = [sys.executable, "-m", "arena.cli.main", "bot", "register", "b2", "--quiet"]
             command += ["--address", server.address, "--admin-token", ADMIN]
             done = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE)
             out, _ = await done.communicate()

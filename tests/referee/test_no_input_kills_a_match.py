@@ -11,7 +11,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 import engines
-from arena.clock import Clock
+from arena.referee.clock import Clock
 from arena.sdk import Bot
 from arena.storage import Database
 from arena.v1 import arena_pb2, bot_pb2, common_pb2

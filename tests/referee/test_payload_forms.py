@@ -8,7 +8,7 @@ import json
 import pytest
 
 import engines
-from arena import wire
+from arena.protocol import wire
 from arena.storage import Database
 from arena.v1 import bot_pb2
 from engines import HashRng

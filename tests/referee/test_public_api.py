@@ -16,11 +16,11 @@ from google.protobuf.duration_pb2 import Duration
 from google.protobuf.message import Message
 
 import engines
-from arena import tournaments
-from arena.clock import Clock
 from arena.referee.app import Referee, RefereeConfig
 from arena.referee.arguments import InvalidArgument
+from arena.referee.clock import Clock
 from arena.storage.rows import DecisionRow, SeatResult, TableKey
+from arena.tournament import rounds as tournaments
 from arena.v1 import arena_pb2, bot_pb2, common_pb2
 from engines import HashRng
 from engines.replay import start

@@ -15,8 +15,8 @@ import grpc
 import pytest
 
 import engines
-from arena import wire
-from arena.clock import Clock
+from arena.protocol import wire
+from arena.referee.clock import Clock
 from arena.sdk import Bot, BotRejected, BotReplaced
 from arena.storage import Database
 from arena.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, common_pb2
@@ -48,7 +48,7 @@ def test_full_hart_match_with_a_bot_in_a_subprocess(fresh_database_url: str) -> 
                 [
                     sys.executable,
                     "-m",
-                    "arena.cli",
+                    "arena.cli.main",
                     "bot",
                     "run",
                     "--strategy",
@@ -137,7 +137,7 @@ def test_stored_replay_through_the_cli(fresh_database_url: str, tmp_path: Path) 
             env.update(ARENA_ADDRESS=server.address, ARENA_HOME=str(tmp_path / "home"))
             done = await asyncio.to_thread(
                 subprocess.run,
-                [sys.executable, "-m", "arena.cli", "replay", str(match_id)],
+                [sys.executable, "-m", "arena.cli.main", "replay", str(match_id)],
                 env=env,
                 capture_output=True,
                 text=True,
@@ -470,7 +470,7 @@ def test_full_match_of_every_game_over_the_wire(
 
 def test_tokens_never_look_like_options() -> None:
     # A token starting with "-" made `arena bot run --token TOKEN` fail now and then.
-    from arena.auth import TOKEN_PREFIX, new_token
+    from arena.referee.auth import TOKEN_PREFIX, new_token
 
     tokens = {new_token() for _ in range(2000)}
     assert len(tokens) == 2000

@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import pytest
 
-from arena.clock import Clock
+from arena.referee.clock import Clock
 from arena.sdk import Bot
 from arena.storage import Database
 from arena.v1 import arena_pb2, bot_pb2, common_pb2
@@ -115,7 +115,7 @@ def _serve(url: str, port: int) -> subprocess.Popen[bytes]:
         [
             sys.executable,
             "-m",
-            "arena.cli",
+            "arena.cli.main",
             "serve",
             "--port",
             str(port),

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 import engines
-from arena import tournaments
 from arena.storage import Database
+from arena.tournament import rounds as tournaments
 from arena.v1 import arena_pb2, common_pb2
 from tests.referee.bots import RandomBot
 from tests.referee.harness import (

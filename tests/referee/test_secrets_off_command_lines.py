@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from arena import stack
-from arena.auth import write_secret
-from arena.stack import BotProcesses, Stack, StackConfig
+from arena.ops import stack
+from arena.ops.stack import BotProcesses, Stack, StackConfig
+from arena.referee.auth import write_secret
 
 SECRET = "arena-secret-token-for-this-test"
 
@@ -28,7 +28,7 @@ def test_a_bot_process_gets_its_token_from_the_environment(tmp_path: Path) -> No
     process = bots.processes[0]
     try:
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and "arena.cli" not in _cmdline(process.pid):
+        while time.monotonic() < deadline and "arena.cli.main" not in _cmdline(process.pid):
             time.sleep(0.05)
         assert "bot run" in _cmdline(process.pid)
         assert SECRET not in _cmdline(process.pid)
@@ -71,10 +71,10 @@ def test_the_stack_passes_the_admin_token_by_environment(
     running.start()
     running.stop()
     assert [args[2] for args, _ in _Recorder.started] == [
-        "arena.cli",
+        "arena.cli.main",
         "celery",
         "celery",
-        "arena.cli",
+        "arena.cli.main",
     ]
     for args, env in _Recorder.started:
         assert SECRET not in " ".join(args)

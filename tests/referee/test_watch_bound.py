@@ -8,7 +8,7 @@ from datetime import timedelta
 import grpc
 import pytest
 
-from arena import metrics
+from arena.ops import metrics
 from arena.referee.limits import Limits
 from arena.v1 import arena_pb2
 from tests.referee.bots import RandomBot

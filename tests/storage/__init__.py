@@ -1,1 +1,1 @@
-"""Tests of arena.storage and arena.services against a real Postgres."""
+"""Tests of arena.storage and arena.ops.services against a real Postgres."""

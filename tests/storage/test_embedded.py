@@ -13,7 +13,7 @@ import psycopg
 import pytest
 from kombu.connection import Connection
 
-from arena.services import (
+from arena.ops.services import (
     ENV_DATA_DIR,
     ENV_DATABASE_URL,
     ENV_REDIS_URL,

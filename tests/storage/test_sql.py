@@ -45,7 +45,7 @@ def test_every_query_named_in_the_code_exists_and_every_query_is_used() -> None:
     root = STORAGE.parents[1]
     callers = [
         *STORAGE.glob("*.py"),
-        *(root / "arena").glob("*.py"),
+        *(root / "arena").rglob("*.py"),
         *(root / "workers").glob("*.py"),
     ]
     named = set()

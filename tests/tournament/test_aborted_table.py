@@ -9,8 +9,8 @@ import psycopg
 import pytest
 
 import engines
-from arena import tournaments
-from arena.hosting import host_table
+from arena.tournament import rounds as tournaments
+from arena.tournament.hosting import host_table
 from tests.referee.bots import RandomBot
 from tests.referee.harness import ADMIN, FAST_CLOCK, playing, register, running_referee
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from arena import tournaments
+from arena.ops.services import EmbeddedRedis
 from arena.sdk import Bot
-from arena.services import EmbeddedRedis
+from arena.tournament import rounds as tournaments
 from arena.v1 import bot_pb2
 from tests.referee.bots import RandomBot
 from tests.referee.harness import ADMIN, FAST_CLOCK, playing, register, running_referee

@@ -13,11 +13,12 @@ from typing import Any
 import psycopg
 import pytest
 
-from arena import entries, tournaments
-from arena.clock import Clock
-from arena.pairing import RoundResult, TableResult, standings
+from arena.referee.clock import Clock
 from arena.storage import Database
 from arena.storage.sql import query
+from arena.tournament import entries
+from arena.tournament import rounds as tournaments
+from arena.tournament.pairing import RoundResult, TableResult, standings
 
 pytestmark = pytest.mark.integration
 

@@ -9,8 +9,8 @@ import io
 import grpc
 import pytest
 
-from arena import cli
-from arena.cli_errors import ExitCode
+from arena.cli import main as cli
+from arena.cli.errors import ExitCode
 from arena.v1 import arena_pb2
 from tests.referee.harness import ADMIN, ADMIN_METADATA, register, running_referee, stub
 

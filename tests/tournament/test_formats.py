@@ -9,8 +9,8 @@ from itertools import combinations
 
 import pytest
 
-from arena import skill
-from arena.formats import (
+from arena.tournament import skill
+from arena.tournament.formats import (
     Format,
     default_rounds,
     pair_round_robin,
@@ -18,8 +18,8 @@ from arena.formats import (
     parse_rating_system,
     round_robin_rounds,
 )
-from arena.pairing import Entrant, History
-from arena.ratings import (
+from arena.tournament.pairing import Entrant, History
+from arena.tournament.ratings import (
     DEFAULT_K,
     DEFAULT_RATING,
     PROVISIONAL_SCHEDULE,

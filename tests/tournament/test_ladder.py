@@ -13,8 +13,8 @@ import psycopg
 import pytest
 import redis
 
-from arena import ladder
-from arena.ladder import choose_tables
+from arena.tournament import ladder
+from arena.tournament.ladder import choose_tables
 from tests.referee.bots import RandomBot
 from tests.referee.harness import ADMIN, FAST_CLOCK, playing, register, running_referee
 from tests.tournament.test_celery import Celery

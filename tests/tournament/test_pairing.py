@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import pairing
-from arena.pairing import (
+from arena.tournament import pairing
+from arena.tournament.pairing import (
     Entrant,
     History,
     Pairing,
@@ -27,7 +27,7 @@ from arena.pairing import (
     plan_tables,
     standings,
 )
-from arena.ratings import DEFAULT_RATING
+from arena.tournament.ratings import DEFAULT_RATING
 
 FAST = settings(max_examples=120, deadline=None)
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ratings import (
+from arena.tournament.ratings import (
     DEFAULT_K,
     DEFAULT_RATING,
     apply_deltas,

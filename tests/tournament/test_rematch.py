@@ -8,7 +8,7 @@ from itertools import combinations
 
 import pytest
 
-from arena.pairing import (
+from arena.tournament.pairing import (
     Entrant,
     History,
     Pairing,

@@ -15,8 +15,8 @@ import psycopg
 import pytest
 import redis
 
-from arena import schedules
 from arena.storage import Database
+from arena.tournament import schedules
 from tests.referee.bots import RandomBot
 from tests.referee.harness import ADMIN, FAST_CLOCK, playing, register, running_referee
 from tests.tournament.test_celery import Celery

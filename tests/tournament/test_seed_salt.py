@@ -7,8 +7,8 @@ import asyncio
 import psycopg
 import pytest
 
-from arena import tournaments
-from arena.hosting import host_table, table_seed
+from arena.tournament import rounds as tournaments
+from arena.tournament.hosting import host_table, table_seed
 from tests.referee.bots import RandomBot
 from tests.referee.harness import ADMIN, FAST_CLOCK, playing, register, running_referee
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import engines
-from arena.bots import strategy
-from arena.local import play_local
+from arena.sdk.bots import strategy
+from arena.sdk.local import play_local
 from arena.storage import Database, botstats
 from arena.storage.rows import DecisionRow, SeatResult
-from arena.tournaments import rate_match
+from arena.tournament.rounds import rate_match
 from engines.replay import advance, start
 
 

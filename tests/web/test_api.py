@@ -16,9 +16,9 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 import engines
-from arena import tournaments
-from arena.clock import Clock
+from arena.referee.clock import Clock
 from arena.storage import Database
+from arena.tournament import rounds as tournaments
 from arena.web import openapi
 from arena.web.app import WebConfig, create_app
 from engines.replay import Record, replay

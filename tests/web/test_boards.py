@@ -9,8 +9,8 @@ from html.parser import HTMLParser
 import pytest
 
 import engines
-from arena.bots import strategy
-from arena.local import play_local
+from arena.sdk.bots import strategy
+from arena.sdk.local import play_local
 from arena.web import boards, charts
 from engines.replay import Record, steps
 

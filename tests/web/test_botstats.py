@@ -133,7 +133,7 @@ def test_rpc_and_cli_report_the_strikes_the_referee_gave(fresh_database_url: str
     assert address  # the referee is gone now: the CLI must say so in one line
     env = {**os.environ, "PYTHONPATH": REPO}
     done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "bot", "stats", "bad", "--address", address],
+        [sys.executable, "-m", "arena.cli.main", "bot", "stats", "bad", "--address", address],
         capture_output=True,
         text=True,
         env=env,
@@ -154,7 +154,7 @@ def test_cli_prints_the_report(fresh_database_url: str) -> None:
                 match_id = await create_match(server.address, "hart", names, seed=3)
                 await wait_finished(server.address, match_id)
                 await ended(bots[0])
-            run = [sys.executable, "-m", "arena.cli", "bot", "stats"]
+            run = [sys.executable, "-m", "arena.cli.main", "bot", "stats"]
             env = {**os.environ, "PYTHONPATH": REPO}
             shown = await asyncio.to_thread(
                 subprocess.run,

@@ -48,7 +48,7 @@ from tests.deploy.support import (
 
 pytestmark = pytest.mark.integration
 
-ARENA = [sys.executable, "-m", "arena.cli"]
+ARENA = [sys.executable, "-m", "arena.cli.main"]
 DESKTOP = (1280, 900)
 PHONE = (375, 812)
 CHROME_FLAGS = (

@@ -1,5 +1,0 @@
-"""Reference bots: strategies that decide from exactly what a seat sees on the wire."""
-
-from arena.bots.base import Strategy, Turn, strategy, strategy_names
-
-__all__ = ["Strategy", "Turn", "strategy", "strategy_names"]

@@ -1,0 +1,316 @@
+"""Run Arena's services as child processes: embedded Postgres and Redis when no URLs are set,
+a referee, a Celery worker and Celery beat. Used by `arena up` and `arena demo`.
+
+Every child runs in its own process group, so stopping the stack also stops the worker's prefork
+children; nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from arena.ops.services import EmbeddedServices
+
+STOP_GRACE = 10.0
+WEB_COMMAND = ("-m", "arena.cli.main", "web")
+
+
+@dataclass
+class StackConfig:
+    """Where the stack keeps its files and which ports it uses."""
+
+    data_dir: Path
+    port: int = 50051
+    referee_metrics_port: int = 9101
+    worker_metrics_port: int = 9102
+    beat_metrics_port: int = 9103
+    concurrency: int = 8
+    per_decision: float = 5.0
+    logs_to_files: bool = False
+    """Write each child's output to `<data_dir>/logs/<name>.log` instead of this terminal."""
+    extra_env: dict[str, str] = field(default_factory=dict)
+    web_port: int = 8080
+    """The web pages' HTTP port; -1 starts no web server."""
+    web_metrics_port: int = 9104
+    spectator_delay: float = 3.0
+    """Seconds the web pages show a running match behind."""
+
+
+class Stack:
+    """The running services; use as a context manager."""
+
+    def __init__(self, config: StackConfig) -> None:
+        self.config = config
+        self.services = EmbeddedServices(config.data_dir)
+        self.admin_token = os.environ.get("ARENA_ADMIN_TOKEN") or secrets.token_urlsafe(24)
+        self.children: dict[str, subprocess.Popen[bytes]] = {}
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.config.port}"
+
+    def environ(self) -> dict[str, str]:
+        """What a client or child process needs to reach this stack."""
+        return {
+            **self.services.environ(),
+            "ARENA_DATA_DIR": str(self.config.data_dir),
+            "ARENA_HOME": str(self.config.data_dir),
+            "ARENA_ADMIN_TOKEN": self.admin_token,
+            "ARENA_REFEREE_ADDRESS": self.address,
+            "ARENA_ADDRESS": self.address,
+        }
+
+    def start(self) -> None:
+        """Start everything and wait until the referee answers health checks."""
+        c = self.config
+        c.data_dir.mkdir(parents=True, exist_ok=True)
+        # Under root the embedded Postgres runs as an unprivileged user, which must be able to
+        # enter the folder (a fresh mkdtemp folder is 0700).
+        c.data_dir.chmod(c.data_dir.stat().st_mode | 0o711)
+        self.services.start()
+        try:
+            self._spawn(
+                "referee",
+                [
+                    "-m",
+                    "arena.cli.main",
+                    "serve",
+                    "--port",
+                    str(c.port),
+                    "--metrics-port",
+                    str(c.referee_metrics_port),
+                    # The admin token reaches it as ARENA_ADMIN_TOKEN (see `environ`): a command
+                    # line is readable by every user of the machine (`ps`).
+                    "--per-decision",
+                    str(c.per_decision),
+                ],
+            )
+            referee = self.children["referee"]
+            wait_healthy(self.address, timeout=60, alive=lambda: referee.poll() is None)
+            self._spawn(
+                "worker",
+                [
+                    "-m",
+                    "celery",
+                    "-A",
+                    "workers.app",
+                    "worker",
+                    "--loglevel",
+                    "INFO",
+                    "--concurrency",
+                    str(c.concurrency),
+                    "--hostname",
+                    "worker1@%h",
+                    "--without-gossip",
+                    "--without-mingle",
+                ],
+                {"ARENA_WORKER_METRICS_PORT": str(c.worker_metrics_port)},
+            )
+            self._spawn(
+                "beat",
+                [
+                    "-m",
+                    "celery",
+                    "-A",
+                    "workers.app",
+                    "beat",
+                    "--loglevel",
+                    "INFO",
+                    "--schedule",
+                    str(c.data_dir / "celerybeat-schedule"),
+                ],
+                {"ARENA_BEAT_METRICS_PORT": str(c.beat_metrics_port)},
+            )
+            if c.web_port >= 0:
+                self._spawn("web", [*WEB_COMMAND, *self.web_args()])
+                wait_http(self.web_url + "healthz", timeout=60)
+        except BaseException:
+            self.stop()
+            raise
+
+    @property
+    def web_url(self) -> str:
+        """Where the web pages are (with a trailing slash)."""
+        return f"http://127.0.0.1:{self.config.web_port}/"
+
+    def web_args(self) -> list[str]:
+        """The `arena web` options of this stack."""
+        c = self.config
+        return [
+            "--port",
+            str(c.web_port),
+            "--metrics-port",
+            str(c.web_metrics_port),
+            "--spectator-delay",
+            str(c.spectator_delay),
+        ]
+
+    def _spawn(self, name: str, args: Sequence[str], env: dict[str, str] | None = None) -> None:
+        child_env = {**os.environ, **self.environ(), **self.config.extra_env, **(env or {})}
+        child_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        if name == "worker":  # prefork children merge their samples through this folder
+            metrics_dir = self.config.data_dir / "metrics" / name
+            metrics_dir.mkdir(parents=True, exist_ok=True)
+            child_env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
+        with contextlib.ExitStack() as files:
+            output = None
+            if self.config.logs_to_files:
+                logs = self.config.data_dir / "logs"
+                logs.mkdir(parents=True, exist_ok=True)
+                output = files.enter_context((logs / f"{name}.log").open("ab"))
+            self.children[name] = subprocess.Popen(
+                [sys.executable, *args],
+                env=child_env,
+                stdout=output,
+                stderr=output,
+                start_new_session=True,
+                # Not the user's folder: `python -m` puts the working folder first on sys.path,
+                # so a stray module there (a `six.py` in /tmp) would shadow a real one.
+                cwd=self.config.data_dir,
+            )
+
+    def check(self) -> list[str]:
+        """Names of children that have exited."""
+        return [n for n, p in self.children.items() if p.poll() is not None]
+
+    def stop(self) -> None:
+        """Stop every child (and its process group), then the embedded servers."""
+        for process in self.children.values():
+            _signal_group(process, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE
+        for process in self.children.values():
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
+            _signal_group(process, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=5)
+        self.children.clear()
+        self.services.stop()
+
+    def __enter__(self) -> Stack:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, sig)
+
+
+def wait_healthy(address: str, timeout: float, alive: Callable[[], bool] = lambda: True) -> None:
+    """Block until the referee at `address` reports SERVING; stop early if `alive()` is false."""
+    deadline = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < deadline:
+        if not alive():
+            raise ChildProcessError(f"the referee exited before serving on {address}")
+        try:
+            with grpc.insecure_channel(address) as channel:
+                reply = health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(service=""), timeout=1
+                )
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+        except grpc.RpcError as exc:
+            last = exc.code().name if hasattr(exc, "code") else str(exc)
+        time.sleep(0.2)
+    raise TimeoutError(f"the referee at {address} did not become healthy ({last})")
+
+
+@dataclass
+class BotProcesses:
+    """Reference bots, one process each."""
+
+    address: str
+    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    logs: list[Path | None] = field(default_factory=list)
+
+    def start(self, token: str, strategy: str, log_file: Path | None = None) -> None:
+        """Start one `arena bot run` process."""
+        with contextlib.ExitStack() as files:
+            output = files.enter_context(log_file.open("ab")) if log_file else subprocess.DEVNULL
+            self.processes.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "arena.cli.main",
+                        "bot",
+                        "run",
+                        "--strategy",
+                        strategy,
+                        "--address",
+                        self.address,
+                    ],
+                    # The token goes by environment, which only its owner can read, never argv.
+                    env={**os.environ, "ARENA_BOT_TOKEN": token},
+                    stdout=output,
+                    stderr=output,
+                    start_new_session=True,
+                )
+            )
+            self.logs.append(log_file)
+
+    def report(self) -> str:
+        """Which bot processes have exited, and the end of every bot's log."""
+        lines = []
+        for process, log_file in zip(self.processes, self.logs, strict=True):
+            state = "running" if process.poll() is None else f"exited {process.returncode}"
+            tail = log_file.read_text()[-400:].strip() if log_file and log_file.exists() else ""
+            lines.append(f"  bot pid {process.pid} {state}: {tail or '(no output)'}")
+        return "\n".join(lines)
+
+    def stop(self) -> None:
+        """Stop every bot process."""
+        for process in self.processes:
+            _signal_group(process, signal.SIGTERM)
+        for process in self.processes:
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                _signal_group(process, signal.SIGKILL)
+                process.wait(timeout=5)
+        self.processes.clear()
+        self.logs.clear()
+
+
+@contextlib.contextmanager
+def running_stack(config: StackConfig) -> Iterator[Stack]:
+    """A started stack, stopped on exit."""
+    stack = Stack(config)
+    stack.start()
+    try:
+        yield stack
+    finally:
+        stack.stop()
+
+
+def wait_http(url: str, timeout: float) -> None:
+    """Block until `url` answers 200."""
+    deadline = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=1) as reply:
+                if reply.status == 200:
+                    return
+        except OSError as exc:
+            last = str(exc)
+        time.sleep(0.2)
+    raise TimeoutError(f"{url} did not answer ({last})")

@@ -1,0 +1,9 @@
+"""The Python bot SDK and the reference bots: subclass `Bot`, implement `decide`, call `run`.
+
+`arena.sdk.client` holds the SDK itself; `arena.sdk.bots` the reference strategies;
+`arena.sdk.local` plays strategies against each other in process.
+"""
+
+from arena.sdk.client import Bot, BotRejected, BotReplaced, StrategyBot, turn_of
+
+__all__ = ["Bot", "BotRejected", "BotReplaced", "StrategyBot", "turn_of"]

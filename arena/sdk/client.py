@@ -1,0 +1,287 @@
+"""The Python bot SDK: subclass `Bot`, implement `decide`, call `run(address, token)`.
+
+    class MyBot(Bot):
+        def decide(self, turn: Turn) -> Json:
+            return turn.legal[0] if turn.legal else turn.choices()[0]
+
+    MyBot().run("localhost:50051", token)
+
+`decide` gets a `Turn` (sdk.bots.base): the seat's view and the legal actions in the game's JSON
+wire forms, and returns one action in that form. The SDK keeps one stream open, answers with an
+index when the action is listed (JSON otherwise), sends heartbeats, and reconnects with backoff
+when the stream drops. A wrong token stops it with `BotRejected`; another process connecting with
+the same token takes the bot's matches over and stops this one with `BotReplaced` (no reconnect,
+so two processes never kick each other off in a loop). Give it a `BotReport` (arena.cli.bot_report)
+to print a line per match, Problem and summary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import secrets
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+
+from arena.cli.bot_report import BotReport
+from arena.sdk.bots.base import Strategy, Turn, strategy
+from arena.v1 import bot_pb2, bot_pb2_grpc
+from engines import HashRng, Json
+
+log = logging.getLogger(__name__)
+
+MAX_BACKOFF = 5.0
+WELCOME_TIMEOUT = 10.0
+"""A stream that has not said Welcome by then is abandoned and opened again."""
+
+
+class BotRejected(Exception):
+    """The arena refused the bot for good (e.g. a wrong token); retrying cannot help."""
+
+
+class BotReplaced(BotRejected):
+    """Another process connected with this bot's token and took its matches over."""
+
+
+def turn_of(request: bot_pb2.DecisionRequest, game: str, seats: int) -> Turn:
+    """The `Turn` a strategy sees for a decision request."""
+    legal = tuple(json.loads(text) for text in request.legal_json) if request.legal_json else None
+    space: Any = {"kind": "listed"}
+    if legal is None:
+        space = {
+            "kind": "mixed",
+            "actions": [json.loads(text) for text in request.space.actions_json],
+            "ranges": [
+                {
+                    "template": json.loads(r.template_json),
+                    "field": r.field,
+                    "min": r.min,
+                    "max": r.max,
+                }
+                for r in request.space.ranges
+            ],
+        }
+    return Turn(
+        game=game,
+        seat=request.seat,
+        seats=seats,
+        decision=request.decision,
+        label=request.label,
+        view=json.loads(request.view_json),
+        legal=legal,
+        space=space,
+        match_id=request.match_id,
+    )
+
+
+class Bot:
+    """A bot process's brain and its connection to the arena. Override `decide`."""
+
+    client = "arena-python-sdk"
+    form: bot_pb2.PayloadForm.ValueType = bot_pb2.PAYLOAD_FORM_UNSPECIFIED
+    """The forms of view and legal actions to ask for in Hello; `turn_of` reads the JSON form,
+    so a bot that only uses `Turn` may set `bot_pb2.PAYLOAD_FORM_JSON` and spare the typed one."""
+
+    def __init__(self) -> None:
+        self.matches: dict[int, bot_pb2.MatchStart] = {}
+        self.finished: list[bot_pb2.MatchEnd] = []
+        self.problems: list[bot_pb2.Problem] = []
+        self.bot_name = ""
+        self.report: BotReport | None = None
+        """Where readable progress lines go (`arena bot run` on a terminal), if anywhere."""
+        self._stop = asyncio.Event()
+
+    # -- override these --------------------------------------------------------------------------
+    def decide(self, turn: Turn) -> Json:
+        """Return an action (JSON wire form) for the turn."""
+        raise NotImplementedError
+
+    def on_match_start(self, start: bot_pb2.MatchStart) -> None:
+        """Called when a match starts (and again after a reconnect)."""
+
+    def on_match_end(self, end: bot_pb2.MatchEnd) -> None:
+        """Called when a match ends."""
+
+    def on_problem(self, problem: bot_pb2.Problem) -> None:
+        """Called for every error or strike the arena reports (logged unless a report prints it)."""
+        if self.report is None:
+            log.warning("%s: match %s: %s", self.bot_name, problem.match_id, problem.message)
+
+    # -- running ---------------------------------------------------------------------------------
+    def stop(self) -> None:
+        """Ask `run` to return after closing the stream."""
+        self._stop.set()
+
+    def run(self, address: str, token: str) -> None:
+        """Play until stopped (Ctrl-C); reconnects on its own."""
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(self.run_async(address, token))
+
+    async def run_async(self, address: str, token: str) -> None:
+        """The async form of `run`. A `stop()` made before it starts is honoured."""
+        try:
+            await self._run_until_stopped(address, token)
+        finally:
+            self._stop = asyncio.Event()  # ready for another run, in any event loop
+
+    async def _run_until_stopped(self, address: str, token: str) -> None:
+        backoff = 0.1
+        while not self._stop.is_set():
+            try:
+                await self._session(address, token)
+                backoff = 0.1
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() == grpc.StatusCode.ABORTED:
+                    raise BotReplaced(exc.details() or "replaced by another stream") from None
+                if exc.code() in (
+                    grpc.StatusCode.UNAUTHENTICATED,
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                ):
+                    raise BotRejected(f"{exc.code().name}: {exc.details()}") from None
+                if not self.bot_name and backoff == 0.1:  # never connected: say so once
+                    log.warning(
+                        "cannot reach the arena at %s (%s); retrying until it answers",
+                        address,
+                        exc.code().name,
+                    )
+                log.info(
+                    "stream to %s failed (%s); retrying in %.1fs", address, exc.code().name, backoff
+                )
+            if self._stop.is_set():
+                break
+            stop_wait = asyncio.ensure_future(self._stop.wait())
+            await asyncio.wait({stop_wait}, timeout=backoff * (0.5 + random.random()))
+            stop_wait.cancel()
+            backoff = min(backoff * 2, MAX_BACKOFF)
+
+    async def _session(self, address: str, token: str) -> None:
+        outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
+        outbox.put_nowait(
+            bot_pb2.BotMessage(hello=bot_pb2.Hello(token=token, client=self.client, form=self.form))
+        )
+
+        async def outgoing() -> AsyncIterator[bot_pb2.BotMessage]:
+            while (message := await outbox.get()) is not None:
+                yield message
+
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = bot_pb2_grpc.BotServiceStub(channel).Play(outgoing())
+            stopper = asyncio.ensure_future(self._stop.wait())
+            stopper.add_done_callback(lambda _: call.cancel())
+            no_welcome = asyncio.get_running_loop().call_later(WELCOME_TIMEOUT, call.cancel)
+            heart: asyncio.Task[None] | None = None
+            try:
+                async for message in call:
+                    kind = message.WhichOneof("kind")
+                    if kind == "welcome":
+                        no_welcome.cancel()
+                        self.bot_name = message.welcome.bot_name
+                        log.info("connected to %s as %s", address, self.bot_name)
+                        if self.report is not None:
+                            self.report.connected(
+                                self.bot_name, address, message.welcome.active_matches
+                            )
+                        interval = message.welcome.heartbeat_interval.ToTimedelta().total_seconds()
+                        heart = asyncio.create_task(self._heartbeat(outbox, interval or 10.0))
+                    elif kind == "match_start":
+                        self.matches[message.match_start.match_id] = message.match_start
+                        self.on_match_start(message.match_start)
+                        if self.report is not None:
+                            self.report.match_start(message.match_start)
+                    elif kind == "decision":
+                        asked = time.monotonic()
+                        answer = await self._answer(message.decision)
+                        if answer is not None:
+                            outbox.put_nowait(bot_pb2.BotMessage(action=answer))
+                            if self.report is not None:
+                                self.report.answered(time.monotonic() - asked)
+                    elif kind == "problem":
+                        self.problems.append(message.problem)
+                        self.on_problem(message.problem)
+                        if self.report is not None:
+                            self.report.problem(message.problem)
+                    elif kind == "match_end":
+                        self.finished.append(message.match_end)
+                        self.matches.pop(message.match_end.match_id, None)
+                        self.on_match_end(message.match_end)
+                        if self.report is not None:
+                            self.report.match_end(message.match_end)
+            except asyncio.CancelledError:
+                if not self._stop.is_set():
+                    raise
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() != grpc.StatusCode.CANCELLED or not self._stop.is_set():
+                    raise
+            finally:
+                no_welcome.cancel()
+                stopper.cancel()
+                if heart is not None:
+                    heart.cancel()
+                outbox.put_nowait(None)
+
+    async def _heartbeat(
+        self, outbox: asyncio.Queue[bot_pb2.BotMessage | None], every: float
+    ) -> None:
+        while True:
+            await asyncio.sleep(every)
+            beat = bot_pb2.BotMessage(heartbeat=bot_pb2.Heartbeat())
+            beat.heartbeat.sent_at.GetCurrentTime()
+            outbox.put_nowait(beat)
+
+    async def _answer(self, request: bot_pb2.DecisionRequest) -> bot_pb2.Action | None:
+        start = self.matches.get(request.match_id)
+        game, seats = (start.game, start.seats) if start else ("", 0)
+        turn = turn_of(request, game, seats)
+        try:
+            choice = await asyncio.to_thread(self.decide, turn)
+        except Exception:  # the bot's own bug: keep the stream; the referee's clock decides
+            log.exception(
+                "decide() failed on match %s decision %s; not answering",
+                request.match_id,
+                request.decision,
+            )
+            return None
+        return self.action_for(request, turn, choice)
+
+    @staticmethod
+    def action_for(request: bot_pb2.DecisionRequest, turn: Turn, choice: Json) -> bot_pb2.Action:
+        """The Action message for a chosen wire action: an index when listed, else JSON."""
+        action = bot_pb2.Action(
+            match_id=request.match_id, decision=request.decision, seat=request.seat
+        )
+        if turn.legal is not None and choice in turn.legal:
+            action.index = turn.legal.index(choice)
+        else:
+            action.json = json.dumps(choice)
+        return action
+
+
+class StrategyBot(Bot):
+    """A bot that plays every game with a named reference strategy ("random" or "heuristic")."""
+
+    def __init__(self, strategy_name: str, seed: int | None = None) -> None:
+        super().__init__()
+        self.strategy_name = strategy_name
+        self.seed = secrets.randbits(62) if seed is None else seed
+        self._strategies: dict[int, Strategy] = {}
+        self.client = f"arena-python-sdk/{strategy_name}"
+
+    def on_match_start(self, start: bot_pb2.MatchStart) -> None:
+        if start.match_id not in self._strategies:
+            self._strategies[start.match_id] = strategy(start.game, self.strategy_name)
+
+    def on_match_end(self, end: bot_pb2.MatchEnd) -> None:
+        self._strategies.pop(end.match_id, None)
+
+    def decide(self, turn: Turn) -> Json:
+        brain = self._strategies.get(turn.match_id)
+        if brain is None:  # a request before its MatchStart: should not happen, but play on
+            brain = self._strategies[turn.match_id] = strategy(turn.game, self.strategy_name)
+        rng = HashRng(self.seed, f"{turn.match_id}:{turn.seat}:{turn.decision}")
+        return brain.decide(turn, rng)

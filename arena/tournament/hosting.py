@@ -1,0 +1,133 @@
+"""Ask a referee to host a tournament table and wait for its result (the match task calls it)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import grpc
+
+from arena.ops.services import database_url
+from arena.referee.clock import Clock
+from arena.referee.requests import struct_of
+from arena.storage import Database
+from arena.storage.sql import query
+from arena.tournament import rounds as tournaments
+from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+
+POLL_SECONDS = 0.2
+ENDED = (common_pb2.MATCH_STATUS_FINISHED, common_pb2.MATCH_STATUS_ABORTED)
+"""Statuses after which a table's match will not change: an aborted one scores as a tie."""
+MATCH_TIMEOUT = float(os.environ.get("ARENA_MATCH_TIMEOUT", "3600"))
+
+
+async def open_db() -> Database:
+    """A small pool on the configured database; use it as `async with await open_db() as db`."""
+    return await Database.open(database_url(), min_size=1, max_size=2)
+
+
+def table_seed(tournament_seed: int, salt: str, round_no: int, table_no: int) -> int:
+    """A table's chance seed, derived from the tournament's seed and its stored random salt, so a
+    retried task gets the same one and a published table seed reveals nothing about the others."""
+    text = f"{salt}:{tournament_seed}:{round_no}:{table_no}"
+    digest = hashlib.blake2b(text.encode(), digest_size=8)
+    return int.from_bytes(digest.digest(), "big") >> 2
+
+
+def referee_address() -> str:
+    """Where the referee that hosts tournament matches listens."""
+    return os.environ.get("ARENA_REFEREE_ADDRESS", "localhost:50051")
+
+
+def admin_metadata() -> tuple[tuple[str, str], ...]:
+    """The admin credentials for CreateMatch."""
+    token = os.environ.get("ARENA_ADMIN_TOKEN", "")
+    if not token:
+        raise RuntimeError("ARENA_ADMIN_TOKEN is not set: workers cannot create matches")
+    return (("authorization", f"Bearer {token}"),)
+
+
+async def host_table(tournament_id: int, round_no: int, table_no: int) -> dict[str, Any]:
+    """Create (or find) the table's match on the referee and wait until it has finished."""
+    async with await open_db() as db:
+        info = await tournaments.tournament(db, tournament_id)
+        if info is None:
+            raise LookupError(f"no tournament {tournament_id}")
+        table = next(
+            (
+                t
+                for t in await tournaments.tables(db, tournament_id, round_no)
+                if t.table_no == table_no
+            ),
+            None,
+        )
+        if table is None:
+            raise LookupError(
+                f"tournament {tournament_id} round {round_no} has no table {table_no}"
+            )
+        if table.is_over:
+            return {"match_id": table.match_id, "ranks": list(table.ranks)}
+        async with db.transaction("read entrants") as conn:
+            cursor = await conn.execute(query("entry_bots"), {"tournament_id": tournament_id})
+            names = {int(r[0]): str(r[1]) for r in await cursor.fetchall()}
+            cursor = await conn.execute(
+                query("tournament_seed_salt"), {"tournament_id": tournament_id}
+            )
+            salted = await cursor.fetchone()
+            salt = str(salted[0]) if salted else ""
+    request = arena_pb2.CreateMatchRequest(
+        game=info["game"],
+        bots=[names[b] for b in table.bot_ids],
+        options=struct_of(dict(info["options"])),
+        clock=Clock.from_json(dict(info["clock"])).to_proto(),
+        seed=table_seed(info["seed"], salt, round_no, table_no),
+        tournament_id=tournament_id,
+        round_no=round_no,
+        table_no=table_no,
+    )
+    try:
+        async with grpc.aio.insecure_channel(referee_address()) as channel:
+            api = arena_pb2_grpc.ArenaServiceStub(channel)
+            match = await api.CreateMatch(request, metadata=admin_metadata(), timeout=30)
+            deadline = asyncio.get_running_loop().time() + MATCH_TIMEOUT
+            while match.status not in ENDED:
+                if asyncio.get_running_loop().time() > deadline:
+                    raise TimeoutError(f"match {match.match_id} did not finish in time")
+                await asyncio.sleep(POLL_SECONDS)
+                match = await api.GetMatch(
+                    arena_pb2.GetMatchRequest(match_id=match.match_id), timeout=30
+                )
+    except grpc.aio.AioRpcError as exc:
+        if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            raise ConnectionError(f"referee at {referee_address()}: {exc.details()}") from None
+        raise
+    ranks = [s.rank for s in sorted(match.seats, key=lambda s: s.seat)]
+    if match.status == common_pb2.MATCH_STATUS_ABORTED:
+        ranks = [1] * len(ranks)
+    return {"match_id": match.match_id, "ranks": ranks}
+
+
+async def connected_bots() -> list[str]:
+    """The names of the bots connected to the referee now (a schedule's default entrants)."""
+    try:
+        async with grpc.aio.insecure_channel(referee_address()) as channel:
+            api = arena_pb2_grpc.ArenaServiceStub(channel)
+            reply = await api.ListBots(arena_pb2.ListBotsRequest(), timeout=30)
+    except grpc.aio.AioRpcError as exc:
+        raise ConnectionError(f"referee at {referee_address()}: {exc.details()}") from None
+    return sorted({bot.name for bot in reply.bots})
+
+
+async def create_ladder_match(game: str, bots: Sequence[str], clock: Clock) -> int:
+    """Ask the referee for an ad-hoc match of `bots` (a ladder's table); its id."""
+    request = arena_pb2.CreateMatchRequest(game=game, bots=list(bots), clock=clock.to_proto())
+    try:
+        async with grpc.aio.insecure_channel(referee_address()) as channel:
+            api = arena_pb2_grpc.ArenaServiceStub(channel)
+            match = await api.CreateMatch(request, metadata=admin_metadata(), timeout=30)
+    except grpc.aio.AioRpcError as exc:
+        raise ConnectionError(f"referee at {referee_address()}: {exc.details()}") from None
+    return int(match.match_id)

@@ -1,0 +1,154 @@
+"""Writing ratings to Postgres: a closed round's tables, an ad-hoc match, the leaderboards.
+
+A round is rated from the ratings before it, in the transaction that closes it, with batched
+writes (two statements per round); each match is marked rated once, so a retried task counts
+nothing twice. A tournament with the OpenSkill system also updates `skill_ratings`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from psycopg.rows import dict_row
+
+from arena.ops import metrics
+from arena.storage import Database
+from arena.storage.sql import query
+from arena.tournament import skill
+from arena.tournament.formats import RatingSystem, parse_rating_system
+from arena.tournament.ratings import (
+    DEFAULT_K,
+    DEFAULT_RATING,
+    elo_deltas,
+    provisional_k,
+    rate_round,
+)
+
+
+async def rate_closed_round(
+    conn: Any, game: str, tournament_id: int, round_no: int, current: Sequence[Any], k: float
+) -> None:
+    """Rate the finished tables of a round being closed, in the caller's transaction."""
+    # An aborted match was not played out: it counts for standings (a tie) but is never rated.
+    finished = [t for t in current if t.match_id is not None and t.match_status == "finished"]
+    bots = sorted({b for t in finished for b in t.bot_ids})
+    cursor = await conn.execute(query("ratings_for_update"), {"game": game, "bot_ids": bots})
+    before = {int(r[0]): (float(r[1]), int(r[2])) for r in await cursor.fetchall()}
+    ratings = {b: before.get(b, (DEFAULT_RATING, 0))[0] for b in bots}
+    to_rate = []
+    for table in finished:
+        cursor = await conn.execute(query("mark_rated"), {"match_id": table.match_id})
+        if await cursor.fetchone() is not None:  # rated exactly once, here
+            to_rate.append(table)
+    played = {b: before.get(b, (DEFAULT_RATING, 0))[1] for b in bots}
+    per_match = {
+        t.match_id: rate_round(ratings, [list(zip(t.bot_ids, t.ranks, strict=True))], k, played)
+        for t in to_rate
+    }
+    if to_rate and await _rating_system(conn, tournament_id) == RatingSystem.OPENSKILL:
+        await skill.rate_tables(
+            conn, game, [list(zip(t.bot_ids, t.ranks, strict=True)) for t in to_rate]
+        )
+    changes: dict[str, list[Any]] = {
+        "bot_ids": [],
+        "match_ids": [],
+        "befores": [],
+        "afters": [],
+        "deltas": [],
+    }
+    totals: dict[int, float] = {}
+    for match_id, deltas in per_match.items():
+        for bot, delta in deltas.items():
+            totals[bot] = totals.get(bot, 0.0) + delta
+            for column, value in zip(
+                changes,
+                (bot, match_id, ratings[bot], ratings[bot] + delta, delta),
+                strict=True,
+            ):
+                changes[column].append(value)
+    if not totals:
+        return
+    # Two statements per round, however many tables: the batched writes of bench/ratings.py.
+    await conn.execute(
+        query("insert_rating_changes"),
+        {"game": game, "tournament_id": tournament_id, "round_no": round_no, **changes},
+    )
+    bots_rated = sorted(totals)
+    await conn.execute(
+        query("upsert_ratings"),
+        {
+            "game": game,
+            "bot_ids": bots_rated,
+            "ratings": [before.get(b, (DEFAULT_RATING, 0))[0] + totals[b] for b in bots_rated],
+            "games": [before.get(b, (DEFAULT_RATING, 0))[1] + 1 for b in bots_rated],
+        },
+    )
+
+
+async def _rating_system(conn: Any, tournament_id: int) -> RatingSystem:
+    cursor = await conn.execute(query("tournament"), {"tournament_id": tournament_id})
+    row = await cursor.fetchone()
+    return RatingSystem(row[14]) if row is not None else RatingSystem.ELO
+
+
+async def rate_match(db: Database, match_id: int, k: float = DEFAULT_K) -> dict[int, float]:
+    """Rate a finished ad-hoc match once; returns bot id -> change ({} if it was not rated now)."""
+    began = time.perf_counter()
+    async with db.transaction(f"rate match {match_id}") as conn:
+        cursor = await conn.execute(query("match_for_rating"), {"match_id": match_id})
+        row = await cursor.fetchone()
+        if row is None or row[2] != "finished" or row[3] or row[4] is not None:
+            return {}
+        game = row[1]
+        cursor = await conn.execute(query("match_ranks"), {"match_id": match_id})
+        seats = [(int(b), int(r)) for b, r in await cursor.fetchall()]
+        bots = [b for b, _ in seats]
+        cursor = await conn.execute(query("ratings_for_update"), {"game": game, "bot_ids": bots})
+        before = {int(r[0]): (float(r[1]), int(r[2])) for r in await cursor.fetchall()}
+        current = [before.get(b, (DEFAULT_RATING, 0))[0] for b in bots]
+        ks = [provisional_k(before.get(b, (DEFAULT_RATING, 0))[1], k) for b in bots]
+        deltas = elo_deltas(current, [r for _, r in seats], ks)
+        await conn.execute(query("mark_rated"), {"match_id": match_id})
+        for bot, old, delta in zip(bots, current, deltas, strict=True):
+            await conn.execute(
+                query("insert_rating_change"),
+                {
+                    "bot_id": bot,
+                    "game": game,
+                    "match_id": match_id,
+                    "tournament_id": None,
+                    "round_no": None,
+                    "before": old,
+                    "after": old + delta,
+                    "delta": delta,
+                },
+            )
+            await conn.execute(
+                query("upsert_rating"),
+                {
+                    "bot_id": bot,
+                    "game": game,
+                    "rating": old + delta,
+                    "games": before.get(bot, (DEFAULT_RATING, 0))[1] + 1,
+                },
+            )
+    metrics.RATING_UPDATE_SECONDS.observe(time.perf_counter() - began)
+    return dict(zip(bots, deltas, strict=True))
+
+
+async def leaderboard(
+    db: Database, game: str, limit: int = 20, system: RatingSystem | str = RatingSystem.ELO
+) -> list[dict[str, Any]]:
+    """The top bots of a game by Elo rating, or by OpenSkill's conservative mu - 3 sigma."""
+    chosen = parse_rating_system(str(system))
+    sql = query("leaderboard") if chosen == RatingSystem.ELO else query("skill_leaderboard")
+    params = {"game": game, "limit": limit, "system": chosen.value}
+    async with db.transaction("read leaderboard") as conn, conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute(sql, params)
+        rows = await cur.fetchall()
+    if chosen != RatingSystem.ELO:
+        for row in rows:
+            row["rating"] = row["ordinal"]
+    return rows
