@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engines.api import (
-    DEFAULT_LISTING_LIMIT,
-    ActionSpace,
     Decision,
     Json,
+    ListedSpace,
     Option,
     Outcome,
     Rules,
@@ -24,31 +23,8 @@ from engines.rng import Rng
 
 
 @dataclass(frozen=True, slots=True)
-class LoyangSpace(ActionSpace[Action]):
+class LoyangSpace(ListedSpace[Action]):
     """The listed legal steps of one seat; too many to list are still given in `describe`."""
-
-    actions: tuple[Action, ...]
-    _members: frozenset[Action] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if not self.actions:
-            raise ValueError("a decision must offer at least one legal action")
-        object.__setattr__(self, "_members", frozenset(self.actions))
-
-    def __contains__(self, action: object) -> bool:
-        try:
-            return action in self._members
-        except TypeError:
-            return False
-
-    def sample(self, rng: Rng) -> Action:
-        return self.actions[rng.below(len(self.actions))]
-
-    def default(self) -> Action:
-        return self.actions[0]
-
-    def listing(self, limit: int = DEFAULT_LISTING_LIMIT) -> Sequence[Action] | None:
-        return self.actions if len(self.actions) <= limit else None
 
     def describe(self) -> Json:
         return {"kind": "mixed", "actions": [wire.dump(a) for a in self.actions], "ranges": []}
