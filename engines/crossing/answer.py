@@ -17,6 +17,7 @@ from engines.crossing.wire import (
     BuyCar,
     BuyCards,
     Discard,
+    Pass,
     PickCar,
     PickContract,
     PickSeat,
@@ -129,6 +130,9 @@ def _single(t: Table, prompt: Prompt, action: Action) -> None:
         t.then(Task(Op.RACK_CHECK, seat))
     elif label is Label.RAISE_CASH:
         _raise_cash(t, prompt, action)
+    elif not isinstance(action, Pass):  # a pass declines an optional effect: nothing happens
+        # `legal.py` offered an action no rule answers: an engine defect, never a bot's fault.
+        raise AssertionError(f"no rule answers {label.value} with {action!r}")
 
 
 def _raise_cash(t: Table, prompt: Prompt, action: Action) -> None:
