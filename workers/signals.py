@@ -36,7 +36,8 @@ def _serve_metrics(port_variable: str, default: int, merged: bool) -> None:
     registry = REGISTRY
     if merged:
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        # prometheus_client's multiprocess module has no annotations.
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
     start_http_server(port, registry=registry)
     log.info("metrics on port %s", port)
 
@@ -63,7 +64,8 @@ def _worker_metrics(**_: Any) -> None:
 
 @signals.worker_process_shutdown.connect
 def _child_gone(pid: int | None = None, **_: Any) -> None:
-    multiprocess.mark_process_dead(pid or os.getpid())
+    # prometheus_client's multiprocess module has no annotations.
+    multiprocess.mark_process_dead(pid or os.getpid())  # type: ignore[no-untyped-call]
 
 
 @signals.task_postrun.connect
@@ -105,7 +107,7 @@ def publish_gauges() -> None:
     from arena.storage.sql import query
 
     with psycopg.connect(database_url(), connect_timeout=5) as conn:
-        counts = dict(conn.execute(query("tournament_gauges")).fetchall())
+        counts: dict[str, int] = dict(conn.execute(query("tournament_gauges")).fetchall())
         for status in ("scheduled", "running", "finished", "cancelled"):
             metrics.TOURNAMENTS.labels(status).set(counts.get(status, 0))
         row = conn.execute(query("rounds_in_progress")).fetchone()

@@ -49,7 +49,7 @@ async def _with_db(func: Any, *args: Any) -> Any:
 def start_tournament(self: Any, tournament_id: int) -> int:
     """Mark a tournament running, pair round 1 and dispatch it."""
     with log_context(tournament_id=tournament_id, task_id=self.request.id):
-        step = run(_with_db(tournaments.start, tournament_id))
+        step: Step = run(_with_db(tournaments.start, tournament_id))
         dispatch(tournament_id, step)
         return step.round_no
 
@@ -59,7 +59,8 @@ def play_table(self: Any, tournament_id: int, round_no: int, table_no: int) -> d
     """Have a referee host one table's match and wait for its result."""
     with log_context(tournament_id=tournament_id, round_no=round_no, task_id=self.request.id):
         try:
-            return run(host_table(tournament_id, round_no, table_no))
+            result: dict[str, Any] = run(host_table(tournament_id, round_no, table_no))
+            return result
         except ConnectionError as exc:
             log.warning("table %s: %s; retrying", table_no, exc)
             raise self.retry(countdown=RETRY_SECONDS * 2) from exc
@@ -70,7 +71,7 @@ def close_round(self: Any, results: list[Any], tournament_id: int, round_no: int
     """Chord callback: rate the round, update standings, then dispatch the next round."""
     with log_context(tournament_id=tournament_id, round_no=round_no, task_id=self.request.id):
         try:
-            step = run(_with_db(tournaments.close_round, tournament_id, round_no))
+            step: Step = run(_with_db(tournaments.close_round, tournament_id, round_no))
         except RoundNotReady as exc:
             log.info("%s; retrying", exc)
             raise self.retry(countdown=RETRY_SECONDS) from exc

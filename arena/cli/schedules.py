@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 
@@ -21,9 +21,13 @@ from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 FORMAT_NAMES = {v: k for k, v in entrant_cli.FORMATS.items()}
 
 
+Reply = TypeVar("Reply")
+
+
 async def _call(
-    args: argparse.Namespace, use: Callable[[arena_pb2_grpc.ArenaServiceStub], Awaitable[Any]]
-) -> Any:
+    args: argparse.Namespace,
+    use: Callable[[arena_pb2_grpc.ArenaServiceAsyncStub], Awaitable[Reply]],
+) -> Reply:
     async with grpc.aio.insecure_channel(address_of(args)) as channel:
         return await use(arena_pb2_grpc.ArenaServiceStub(channel))
 

@@ -222,7 +222,9 @@ def wait_healthy(address: str, timeout: float, alive: Callable[[], bool] = lambd
             raise ChildProcessError(f"the referee exited before serving on {address}")
         try:
             with grpc.insecure_channel(address) as channel:
-                reply = health_pb2_grpc.HealthStub(channel).Check(
+                # types-grpcio-health-checking declares HealthStub without its RPC methods.
+                check = health_pb2_grpc.HealthStub(channel).Check  # type: ignore[attr-defined]
+                reply: health_pb2.HealthCheckResponse = check(
                     health_pb2.HealthCheckRequest(service=""), timeout=1
                 )
                 if reply.status == health_pb2.HealthCheckResponse.SERVING:

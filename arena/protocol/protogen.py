@@ -24,7 +24,8 @@ def proto_files() -> list[Path]:
 
 def generate(out_dir: Path) -> list[Path]:
     """Run protoc (grpcio-tools, with mypy-protobuf stubs) into `out_dir`; return the files."""
-    from grpc_tools import protoc  # a dev dependency: only `make proto` and the test need it
+    # A dev dependency: only `make proto` and the test need it. It ships no type hints.
+    from grpc_tools import protoc  # type: ignore[import-untyped]
 
     include = Path(protoc.__file__).parent / "_proto"
     scripts = Path(sysconfig.get_path("scripts"))

@@ -17,12 +17,20 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from arena.v1 import common_pb2
+
+if TYPE_CHECKING:
+    from google._upb import _message as _upb
+
+    # protobuf's stubs type a message's DESCRIPTOR as the pure-Python or the upb (C) class.
+    AnyDescriptor: TypeAlias = Descriptor | _upb.Descriptor
+    AnyField: TypeAlias = FieldDescriptor | _upb.FieldDescriptor
+    AnyEnum: TypeAlias = EnumDescriptor | _upb.EnumDescriptor
 
 Wire = Any
 
@@ -31,35 +39,50 @@ class WireError(ValueError):
     """A JSON value that does not fit its proto message, or a proto message that is malformed."""
 
 
-def _enum_prefix(enum: EnumDescriptor) -> str:
+def message_type(field: AnyField) -> AnyDescriptor:
+    """The message type of a message field (the stubs make it optional, for scalar fields)."""
+    if field.message_type is None:
+        raise WireError(f"{field.full_name} is not a message field")
+    return field.message_type
+
+
+def enum_type(field: AnyField) -> AnyEnum:
+    """The enum type of an enum field (the stubs make it optional, for other fields)."""
+    if field.enum_type is None:
+        raise WireError(f"{field.full_name} is not an enum field")
+    return field.enum_type
+
+
+def _enum_prefix(enum: AnyEnum) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", enum.name).upper() + "_"
 
 
-def _is_map(field: FieldDescriptor) -> bool:
-    return field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.GetOptions().map_entry
+def _is_map(field: AnyField) -> bool:
+    return field.type == FieldDescriptor.TYPE_MESSAGE and message_type(field).GetOptions().map_entry
 
 
-def _is_repeated(field: FieldDescriptor) -> bool:
+def _is_repeated(field: AnyField) -> bool:
     return bool(field.is_repeated)
 
 
-def _is_wrapper(descriptor: Descriptor) -> bool:
+def _is_wrapper(descriptor: AnyDescriptor) -> bool:
     return descriptor.name.endswith("List") and len(descriptor.fields) == 1
 
 
-def _is_slot(descriptor: Descriptor) -> bool:
+def _is_slot(descriptor: AnyDescriptor) -> bool:
     return descriptor.name.endswith("Slot") and len(descriptor.fields) == 1
 
 
-def _scalar_in(field: FieldDescriptor, value: Wire, path: str) -> Any:
+def _scalar_in(field: AnyField, value: Wire, path: str) -> Any:
     kind = field.type
     if kind == FieldDescriptor.TYPE_ENUM:
+        enum = enum_type(field)
         if not isinstance(value, str):
-            raise WireError(f"{path}: expected a string naming a {field.enum_type.name}")
-        name = _enum_prefix(field.enum_type) + value.upper()
-        number = field.enum_type.values_by_name.get(name)
+            raise WireError(f"{path}: expected a string naming a {enum.name}")
+        name = _enum_prefix(enum) + value.upper()
+        number = enum.values_by_name.get(name)
         if number is None:
-            raise WireError(f"{path}: {value!r} is not a {field.enum_type.name}")
+            raise WireError(f"{path}: {value!r} is not a {enum.name}")
         return number.number
     if kind == FieldDescriptor.TYPE_BOOL:
         if not isinstance(value, bool):
@@ -78,13 +101,14 @@ def _scalar_in(field: FieldDescriptor, value: Wire, path: str) -> Any:
     return value
 
 
-def _scalar_out(field: FieldDescriptor, value: Any) -> Wire:
+def _scalar_out(field: AnyField, value: Any) -> Wire:
     if field.type == FieldDescriptor.TYPE_ENUM:
         # proto3 enums are open: a peer may send a number the enum does not name.
-        known = field.enum_type.values_by_number.get(value)
+        enum = enum_type(field)
+        known = enum.values_by_number.get(value)
         if known is None:
-            raise WireError(f"{value} is not a {field.enum_type.name}")
-        return known.name[len(_enum_prefix(field.enum_type)) :].lower()
+            raise WireError(f"{value} is not a {enum.name}")
+        return known.name[len(_enum_prefix(enum)) :].lower()
     return value
 
 
@@ -108,8 +132,8 @@ def fill(message: Message, value: Wire, path: str = "$") -> Message:
         if _is_map(field):
             if not isinstance(item, dict):
                 raise WireError(f"{where}: expected an object")
-            key_field = field.message_type.fields_by_name["key"]
-            value_field = field.message_type.fields_by_name["value"]
+            key_field = message_type(field).fields_by_name["key"]
+            value_field = message_type(field).fields_by_name["value"]
             for raw_key, sub in item.items():
                 map_key = raw_key if key_field.type == FieldDescriptor.TYPE_STRING else int(raw_key)
                 if value_field.type == FieldDescriptor.TYPE_MESSAGE:
@@ -139,7 +163,7 @@ def dump(message: Message) -> Wire:
     for field in descriptor.fields:
         value = getattr(message, field.name)
         if _is_map(field):
-            value_field = field.message_type.fields_by_name["value"]
+            value_field = message_type(field).fields_by_name["value"]
             out[field.name] = {
                 str(k): dump(v)
                 if value_field.type == FieldDescriptor.TYPE_MESSAGE
@@ -162,7 +186,7 @@ def dump(message: Message) -> Wire:
     return out
 
 
-def _game_field(container: Descriptor, game: str) -> FieldDescriptor:
+def _game_field(container: AnyDescriptor, game: str) -> AnyField:
     field = container.fields_by_name.get(game)
     if field is None:
         raise WireError(f"the wire contract has no messages for game {game!r}")

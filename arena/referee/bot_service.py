@@ -50,7 +50,7 @@ class BotService:
 
     def add_to_server(self, server: grpc.aio.Server) -> None:
         """Serve `Play` on `server`, taking its requests undecoded."""
-        handlers = {
+        handlers: dict[str, grpc.RpcMethodHandler[bytes, bot_pb2.ArenaMessage]] = {
             "Play": grpc.stream_stream_rpc_method_handler(
                 self.Play,
                 request_deserializer=None,

@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import FieldDescriptor
 
 from arena.protocol import wire
+from arena.protocol.wire import enum_type, message_type
 from arena.v1 import common_pb2
+
+if TYPE_CHECKING:
+    from arena.protocol.wire import AnyDescriptor, AnyField
 
 Wire = Any
 Convert = Callable[[Wire], Any]
@@ -40,19 +44,19 @@ def compact(value: Wire) -> str:
     return _TEXT.encode(value)
 
 
-def _is_map(field: FieldDescriptor) -> bool:
-    return field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.GetOptions().map_entry
+def _is_map(field: AnyField) -> bool:
+    return field.type == FieldDescriptor.TYPE_MESSAGE and message_type(field).GetOptions().map_entry
 
 
 def _identity(value: Wire) -> Wire:
     return value
 
 
-def _enum(field: FieldDescriptor) -> Convert:
-    prefix = wire._enum_prefix(field.enum_type)
+def _enum(field: AnyField) -> Convert:
+    prefix = wire._enum_prefix(enum_type(field))
     numbers = {
         v.name[len(prefix) :].lower(): v.number
-        for v in field.enum_type.values
+        for v in enum_type(field).values
         if v.name.startswith(prefix)
     }
 
@@ -76,15 +80,15 @@ class _Compiler:
     def __init__(self) -> None:
         self._messages: dict[str, Convert] = {}
 
-    def scalar(self, field: FieldDescriptor) -> Convert:
+    def scalar(self, field: AnyField) -> Convert:
         """The converter of one value of `field` (enums by name; messages compiled; else as is)."""
         if field.type == FieldDescriptor.TYPE_ENUM:
             return _enum(field)
         if field.type == FieldDescriptor.TYPE_MESSAGE:
-            return self.message(field.message_type)
+            return self.message(message_type(field))
         return _identity
 
-    def needs(self, descriptor: Descriptor, seen: frozenset[str] = frozenset()) -> bool:
+    def needs(self, descriptor: AnyDescriptor, seen: frozenset[str] = frozenset()) -> bool:
         """Whether a JSON value of `descriptor` needs converting before upb may take it."""
         if descriptor.full_name in seen:  # a recursive message: convert, to be safe
             return True
@@ -95,20 +99,20 @@ class _Compiler:
             if field.type == FieldDescriptor.TYPE_ENUM:
                 return True
             if _is_map(field):
-                value = field.message_type.fields_by_name["value"]
-                key = field.message_type.fields_by_name["key"]
+                value = message_type(field).fields_by_name["value"]
+                key = message_type(field).fields_by_name["key"]
                 if key.type != FieldDescriptor.TYPE_STRING or value.type in (
                     FieldDescriptor.TYPE_ENUM,
                     FieldDescriptor.TYPE_MESSAGE,
                 ):
                     return True
             elif field.type == FieldDescriptor.TYPE_MESSAGE and self.needs(
-                field.message_type, inside
+                message_type(field), inside
             ):
                 return True
         return False
 
-    def message(self, descriptor: Descriptor) -> Convert:
+    def message(self, descriptor: AnyDescriptor) -> Convert:
         """The converter of a JSON value into constructor arguments for `descriptor`."""
         known = self._messages.get(descriptor.full_name)
         if known is not None:
@@ -150,11 +154,11 @@ class _Compiler:
                 specials.append((field.name, step))
         return convert
 
-    def field(self, field: FieldDescriptor) -> Convert:
+    def field(self, field: AnyField) -> Convert:
         """The converter of a whole field's JSON value (a scalar, a list or a map)."""
         if _is_map(field):
-            key_field = field.message_type.fields_by_name["key"]
-            value_of = self.scalar(field.message_type.fields_by_name["value"])
+            key_field = message_type(field).fields_by_name["key"]
+            value_of = self.scalar(message_type(field).fields_by_name["value"])
             int_keys = key_field.type != FieldDescriptor.TYPE_STRING
             if value_of is _identity and not int_keys:
                 return _identity
@@ -187,10 +191,10 @@ class Encoder:
         if view_field is None or action_field is None:
             raise wire.WireError(f"the wire contract has no messages for game {game!r}")
         compiler = _Compiler()
-        self._view = compiler.message(view_field.message_type)
+        self._view = compiler.message(message_type(view_field))
         self._kinds: dict[str, Convert] = {
-            f.name: compiler.message(f.message_type)
-            for f in action_field.message_type.fields
+            f.name: compiler.message(message_type(f))
+            for f in message_type(action_field).fields
             if f.type == FieldDescriptor.TYPE_MESSAGE
         }
         self._actions: dict[Hashable, tuple[str, common_pb2.GameAction]] = {}
@@ -207,7 +211,9 @@ class Encoder:
         try:
             kind = dumped["type"]
             rest = {k: v for k, v in dumped.items() if k != "type"}
-            return common_pb2.GameAction(**{self.game: {kind: self._kinds[kind](rest)}})
+            # upb takes a dict where a sub-message goes; the generated stubs only allow messages.
+            typed: dict[str, Any] = {self.game: {kind: self._kinds[kind](rest)}}
+            return common_pb2.GameAction(**typed)
         except (_Mismatch, TypeError, ValueError, KeyError, AttributeError):
             return wire.action_message(self.game, dumped)
 

@@ -96,7 +96,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         self.registrations = RateLimiter(referee.config.limits.registrations)
 
     async def _admin(self, context: Context, method: str) -> None:
-        token = bearer(tuple(context.invocation_metadata() or ()))  # type: ignore[arg-type]
+        token = bearer(tuple(context.invocation_metadata() or ()))
         if token is None:
             await _fail(
                 context,
@@ -129,7 +129,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
 
     async def _may_register(self, context: Context) -> None:
         """Admins may always register; others only if registration is open, at a bounded rate."""
-        token = bearer(tuple(context.invocation_metadata() or ()))  # type: ignore[arg-type]
+        token = bearer(tuple(context.invocation_metadata() or ()))
         if token is not None and same_token(token, self.referee.admin_token):
             return
         if not self.referee.config.limits.open_registration:
@@ -273,7 +273,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         out = arena_pb2.Match(
             match_id=row.id,
             game=row.game,
-            status=STATUSES.get(row.status.value, common_pb2.MATCH_STATUS_UNSPECIFIED),  # type: ignore[arg-type]
+            status=STATUSES.get(row.status.value, common_pb2.MATCH_STATUS_UNSPECIFIED),
             termination=requests.TERMINATIONS.get(termination, 0),  # type: ignore[arg-type]
             decisions=max(decisions, len(runner.moves) if runner else 0),
             tournament_id=row.tournament_id or 0,
@@ -543,7 +543,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
             tournament_id=info["id"],
             name=info["name"],
             game=info["game"],
-            status=TOURNAMENT_STATUSES[info["status"].value],  # type: ignore[arg-type]
+            status=TOURNAMENT_STATUSES[info["status"].value],
             table_size=info["table_size"],
             rounds=info["rounds"],
             current_round=info["current_round"],
