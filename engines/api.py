@@ -477,12 +477,6 @@ def load_wire(text: str, seat: Seat | None = None) -> Json:
     return value
 
 
-def require(condition: bool, message: str, seat: Seat | None = None) -> None:
-    """Raise `InvalidAction(message)` unless `condition`; a helper for `parse_action`."""
-    if not condition:
-        raise InvalidAction(message, seat=seat)
-
-
 def _legacy_events(state: Any, number: int) -> tuple[Event, ...]:
     """LEGACY: the events of decision `number` from a state that still keeps its own log."""
     return tuple(e for e in getattr(state, "log", ()) if e.number == number)

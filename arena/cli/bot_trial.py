@@ -27,18 +27,23 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
 
 import engines
 from arena.cli.errors import CliError, ExitCode
+from arena.referee.app import Referee, RefereeConfig
 from arena.referee.auth import token_hash
 from arena.referee.clock import Clock
+from arena.referee.server import create_server
+from arena.sdk import StrategyBot
+from arena.storage import Database
 from arena.storage.botstats import read_strike_note
-
-if TYPE_CHECKING:
-    from arena.referee.app import Referee
-    from arena.storage import Database
-    from arena.storage.rows import MatchRow
+from arena.storage.embedded import EmbeddedPostgres
+from arena.storage.rows import MatchRow
 
 CONNECT_TIMEOUT = 30.0
 AUTHOR = "my-bot"
@@ -110,14 +115,8 @@ def bot_command(path: str, cmd: str) -> list[str]:
 
 @contextlib.contextmanager
 def _throwaway_database(folder: Path) -> Iterator[str]:
-    from arena.storage.embedded import EmbeddedPostgres  # only the trial needs a cluster
-
     server_url = os.environ.get("ARENA_DATABASE_URL")
     if server_url:
-        import psycopg
-        from psycopg import sql
-        from psycopg.conninfo import make_conninfo
-
         name = f"arena_trial_{secrets.token_hex(6)}"
         admin = make_conninfo(server_url, dbname="postgres")
         with psycopg.connect(admin, autocommit=True) as conn:
@@ -171,11 +170,6 @@ class Trial:
         print(line, file=self.out, flush=True)
 
     async def _play(self, database_url: str, seats: int, folder: Path) -> TrialReport:
-        from arena.referee.app import Referee, RefereeConfig
-        from arena.referee.server import create_server
-        from arena.sdk import StrategyBot
-        from arena.storage import Database
-
         db = await Database.open(database_url)
         await db.migrate()
         # No bank: every answer slower than per_decision is reported as late.

@@ -27,6 +27,9 @@ from typing import Any, NoReturn
 
 import grpc
 
+from arena.ops.home import default_address
+from arena.storage.embedded import EmbeddedError
+from arena.storage.errors import StorageError
 from engines import EngineError
 
 
@@ -95,8 +98,6 @@ def _one_line(text: str) -> str:
 
 
 def _address(args: argparse.Namespace | None) -> str:
-    from arena.ops.home import default_address  # the address flag is read only when a call failed
-
     given = getattr(args, "address", "") if args is not None else ""
     return str(given or default_address())
 
@@ -137,10 +138,6 @@ def rpc_error(exc: grpc.RpcError, args: argparse.Namespace | None = None) -> Cli
 
 def to_cli_error(exc: BaseException, args: argparse.Namespace | None = None) -> CliError | None:
     """The CliError for an exception a user's mistake or environment can cause, else None."""
-    # Storage is imported here: `arena play` and friends never load it.
-    from arena.storage.embedded import EmbeddedError
-    from arena.storage.errors import StorageError
-
     if isinstance(exc, CliError):
         return exc
     if isinstance(exc, grpc.RpcError):

@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import engines
+from arena.cli import serve as service_cli
 from arena.cli.errors import CliError, ExitCode, Parser, positive, run_command
+from arena.cli.options import parse_options
 from arena.render import Paint, final_lines, step_lines
 from arena.sdk.bots import strategy, strategy_names
 from arena.sdk.local import play_local
@@ -27,23 +29,6 @@ def _cmd_games(args: argparse.Namespace) -> int:
                 f"    {opt.name}={json.dumps(opt.default)}  ({opt.type.__name__}) {opt.description}"
             )
     return 0
-
-
-def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
-    """`NAME=VALUE` flags as a dict; VALUE is JSON when it parses, else the bare string."""
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise CliError(
-                f"--option needs NAME=VALUE, got {pair!r}",
-                "`arena games` lists each game's options",
-            )
-        try:
-            options[key] = json.loads(raw)
-        except ValueError:
-            options[key] = raw
-    return options
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -91,9 +76,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 def _cmd_replay(args: argparse.Namespace) -> int:
     target = Path(args.source)
     if not target.exists() and args.source.isdigit():
-        from arena.cli.serve import replay_stored  # a match id: fetch it from the arena
-
-        return replay_stored(args)
+        return service_cli.replay_stored(args)  # a match id: fetch it from the arena
     if not target.exists():
         raise CliError(
             f"{args.source!r} is neither a record file nor a match id",
@@ -196,19 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("game", choices=engines.names(), help="the game")
     rules.set_defaults(func=_cmd_rules)
 
-    _add_service_commands(sub)
-    return parser
-
-
-def _add_service_commands(sub: Any) -> None:
-    """Commands that need the referee, storage or workers; imported lazily to keep `play` light."""
-    try:
-        from arena.cli import serve as service_cli
-    except ModuleNotFoundError as exc:
-        if exc.name != "arena.cli.serve":
-            raise
-        return
     service_cli.add_commands(sub)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

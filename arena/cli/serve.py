@@ -13,18 +13,31 @@ from typing import Any
 
 import grpc
 from google.protobuf.duration_pb2 import Duration
+from prometheus_client import start_http_server
 
 import engines
+from arena.cli import botstats as botstats_cli
+from arena.cli import demo as demo_cli
+from arena.cli import tournaments as tournament_cli
+from arena.cli import up as up_cli
+from arena.cli.bot_report import BotReport
+from arena.cli.bot_trial import Trial, bot_command
 from arena.cli.errors import CliError, ExitCode, positive
+from arena.cli.options import parse_options
 from arena.cli.target import ADDRESS_HELP, ADMIN_TOKEN_HELP, address_of, admin_metadata
 from arena.ops import home
 from arena.ops.logs import configure_logging
 from arena.ops.services import data_dir, database_url
+from arena.referee.app import Referee, RefereeConfig
 from arena.referee.auth import write_secret
 from arena.referee.clock import Clock, seconds
+from arena.referee.limits import Limits
+from arena.referee.server import create_server, serve_until_signalled
 from arena.render import Paint, final_lines, step_lines
+from arena.sdk import BotRejected, BotReplaced, StrategyBot
 from arena.storage import Database
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+from arena.web import cli as web_cli
 from engines import Record
 from engines.replay import start, steps
 
@@ -49,12 +62,6 @@ def existing_database_url() -> str:
 
 # -- serve ----------------------------------------------------------------------------------------
 async def _serve(args: argparse.Namespace) -> int:
-    from prometheus_client import start_http_server
-
-    from arena.referee.app import Referee, RefereeConfig
-    from arena.referee.limits import Limits
-    from arena.referee.server import create_server, serve_until_signalled
-
     token = args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN", "")
     token_file = data_dir() / "admin-token"
     if not token and token_file.exists():  # a restart keeps the token scripts already use
@@ -115,9 +122,6 @@ async def _register(args: argparse.Namespace) -> int:
 
 
 def _bot_run(args: argparse.Namespace) -> int:
-    from arena.cli.bot_report import BotReport
-    from arena.sdk import BotRejected, BotReplaced, StrategyBot
-
     token = args.token or os.environ.get("ARENA_BOT_TOKEN", "")
     if not token:
         raise CliError(
@@ -152,8 +156,6 @@ def _bot_run(args: argparse.Namespace) -> int:
 
 
 def _bot_test(args: argparse.Namespace) -> int:
-    from arena.cli.bot_trial import Trial, bot_command
-
     trial = Trial(
         argv=bot_command(args.file, args.cmd),
         game=args.game,
@@ -170,8 +172,6 @@ def _bot_test(args: argparse.Namespace) -> int:
 
 # -- matches --------------------------------------------------------------------------------------
 async def _match(args: argparse.Namespace) -> int:
-    from arena.cli.main import parse_options
-
     options = parse_options(args.option)
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     rules = engines.get(args.game)
@@ -265,11 +265,9 @@ def replay_stored(args: argparse.Namespace) -> int:
 
 def add_commands(sub: Any) -> None:
     """Add the service subcommands to the `arena` parser."""
-    from arena.cli import botstats as botstats_cli
-    from arena.cli import tournaments as tournament_cli
-    from arena.web import cli as web_cli
-
     tournament_cli.add_commands(sub)
+    up_cli.add_commands(sub)
+    demo_cli.add_commands(sub)
     serve = sub.add_parser("serve", help="run a referee (gRPC, health, reflection, metrics)")
     serve.add_argument("--port", type=int, default=50051, help="gRPC port (default: 50051)")
     serve.add_argument(

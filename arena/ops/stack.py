@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -290,17 +290,6 @@ class BotProcesses:
                 process.wait(timeout=5)
         self.processes.clear()
         self.logs.clear()
-
-
-@contextlib.contextmanager
-def running_stack(config: StackConfig) -> Iterator[Stack]:
-    """A started stack, stopped on exit."""
-    stack = Stack(config)
-    stack.start()
-    try:
-        yield stack
-    finally:
-        stack.stop()
 
 
 def wait_http(url: str, timeout: float) -> None:

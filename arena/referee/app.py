@@ -15,14 +15,15 @@ import engines
 from arena.ops import metrics
 from arena.ops.logs import log_context
 from arena.referee import arguments
-from arena.referee.bot_service import malformed
 from arena.referee.clock import Clock
 from arena.referee.limits import Limits, clip
 from arena.referee.match import MatchRunner
+from arena.referee.problems import malformed, not_yours
 from arena.referee.sessions import Hub, Session
 from arena.storage.db import Database
 from arena.storage.errors import StorageError
 from arena.storage.rows import MatchRow, TableKey
+from arena.tournament.rating_store import rate_match
 from arena.v1 import bot_pb2
 
 log = logging.getLogger(__name__)
@@ -80,8 +81,6 @@ class Referee:
 
     async def _rate_adhoc(self, runner: MatchRunner) -> None:
         """Ad-hoc matches are rated as they finish (tournament rounds are rated together)."""
-        from arena.tournament.rounds import rate_match
-
         try:
             runner.rating_changes = await rate_match(self.db, runner.match_id)
         except Exception:  # a rating failure must not lose the match; the match row stays unrated
@@ -114,12 +113,12 @@ class Referee:
         if kind == "action":
             runner = self.runners.get(message.action.match_id)
             if runner is None or not runner.seats_of(session.bot_id):
-                return _not_yours(message.action.match_id, message.action.decision)
+                return not_yours(message.action.match_id, message.action.decision)
             return runner.deliver(session.bot_id, message.action)
         if kind == "resign":
             runner = self.runners.get(message.resign.match_id)
             if runner is None or not runner.seats_of(session.bot_id):
-                return _not_yours(message.resign.match_id, 0)
+                return not_yours(message.resign.match_id, 0)
             runner.resign(session.bot_id, message.resign.reason)
             return None
         if kind == "hello":
@@ -292,14 +291,3 @@ class Referee:
                 log.info("released matches %s for another referee to resume", released)
             except StorageError as exc:  # they stay ours: this referee resumes them on restart
                 log.warning("could not release matches %s: %s", hosted, exc)
-
-
-def _not_yours(match_id: int, decision: int) -> bot_pb2.ArenaMessage:
-    from arena.referee import requests
-
-    return requests.problem(
-        match_id,
-        decision,
-        bot_pb2.PROBLEM_KIND_NOT_YOUR_DECISION,
-        f"you hold no seat in a running match {match_id}; the message was ignored",
-    )

@@ -11,22 +11,20 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 import grpc
 from google.protobuf.message import DecodeError
 
 from arena.ops import metrics
-from arena.referee import requests
+from arena.referee.app import Referee
 from arena.referee.auth import token_hash
 from arena.referee.clock import seconds, to_duration
 from arena.referee.limits import RateLimiter, TokenBucket, peer_address, token_prefix
+from arena.referee.problems import malformed
 from arena.referee.sessions import Session
 from arena.storage.errors import StorageError
 from arena.v1 import bot_pb2
-
-if TYPE_CHECKING:
-    from arena.referee.app import Referee
 
 log = logging.getLogger(__name__)
 
@@ -259,8 +257,3 @@ def _junk(session: Session, kind: str, warned: set[str]) -> None:
             kind,
             extra={"bot": session.bot_name, "bot_id": session.bot_id},
         )
-
-
-def malformed(message: str) -> bot_pb2.ArenaMessage:
-    """A Problem for a message that makes no sense."""
-    return requests.problem(0, 0, bot_pb2.PROBLEM_KIND_MALFORMED_MESSAGE, message)

@@ -168,7 +168,3 @@ class Hub:
     def owed(self, match_id: int, seat: int) -> Pending | None:
         """What the seat owes in that match, if anything."""
         return self._pending.get((match_id, seat))
-
-    def owed_by(self, bot_id: int) -> list[Pending]:
-        """Every decision the bot owes."""
-        return [p for p in self._pending.values() if p.bot_id == bot_id]

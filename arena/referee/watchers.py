@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from arena.ops import metrics
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # for annotations only: match.py imports this module
     from arena.referee.match import PublicStep
 
 

@@ -37,6 +37,23 @@ class RoundStatus(enum.Enum):
     FINISHED = "finished"
 
 
+@dataclass(frozen=True, slots=True)
+class RoundRow:
+    """A stored round of a tournament (queries `rounds` and `round_for_update`)."""
+
+    round_no: int
+    status: RoundStatus
+    started_at: datetime
+    finished_at: datetime | None
+    dispatched_at: datetime | None
+    """When the round's match tasks were last sent (None before the first dispatch)."""
+
+    @property
+    def is_finished(self) -> bool:
+        """Whether the round is closed (rated, standings updated)."""
+        return self.status is RoundStatus.FINISHED
+
+
 STATUS_ENUMS: Mapping[str, type[enum.Enum]] = {
     "match_status": MatchStatus,
     "tournament_status": TournamentStatus,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from psycopg.rows import dict_row
+from psycopg.rows import class_row, dict_row
 
 import engines
 from arena.ops import metrics
@@ -44,6 +44,7 @@ __all__ = [
     "rate_match",
 ]
 from arena.storage import Database
+from arena.storage.rows import RoundRow, TournamentStatus
 from arena.storage.sql import query
 
 # Rounds whose tables have been waiting this long since their last dispatch are dispatched again.
@@ -133,7 +134,7 @@ async def start(db: Database, tournament_id: int) -> Step:
     info = await tournament(db, tournament_id)
     if info is None:
         raise LookupError(f"no tournament {tournament_id}")
-    if info["status"].value == "finished":
+    if info["status"] is TournamentStatus.FINISHED:
         return Step(0, ())
     return Step(
         max(1, info["current_round"]), await pair(db, tournament_id, max(1, info["current_round"]))
@@ -217,27 +218,28 @@ async def close_round(
     key = {"tournament_id": tournament_id, "round_no": round_no}
     closed_now = False
     async with db.transaction(f"close round {round_no}") as conn:
-        cursor = await conn.execute(query("tournament_for_update"), key)
-        info_row = await cursor.fetchone()
+        async with conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(query("tournament_for_update"), key)
+            info_row = await cur.fetchone()
         if info_row is None:
             raise LookupError(f"no tournament {tournament_id}")
-        cursor = await conn.execute(query("round_for_update"), key)
-        round_row = await cursor.fetchone()
+        async with conn.cursor(row_factory=class_row(RoundRow)) as rounds_cur:
+            await rounds_cur.execute(query("round_for_update"), key)
+            round_row = await rounds_cur.fetchone()
         if round_row is None:
             raise LookupError(f"tournament {tournament_id} has no round {round_no}")
-        if round_row[1].value != "finished":
+        if not round_row.is_finished:
             current = await tables(db, tournament_id, round_no)
             waiting = [t.table_no for t in current if not t.is_over]
             if waiting:
                 raise RoundNotReady(f"round {round_no} waits for tables {waiting}")
-            game = info_row[2]
+            game = info_row["game"]
             await _rate_round(conn, game, tournament_id, round_no, current, k)
             await conn.execute(query("finish_round"), key)
             closed_now = True
             metrics.RATING_UPDATE_SECONDS.observe(time.perf_counter() - began)
-            started = round_row[2]
             metrics.ROUND_DURATION.labels(game).observe(
-                max(0.0, (datetime.now(UTC) - started).total_seconds())
+                max(0.0, (datetime.now(UTC) - round_row.started_at).total_seconds())
             )
     await update_standings(db, tournament_id)
     info = await tournament(db, tournament_id)
@@ -311,8 +313,8 @@ async def update_standings(db: Database, tournament_id: int) -> None:
     """Recompute the stored standings from every finished round."""
     info = await tournament(db, tournament_id)
     assert info is not None
-    finished = [r for r in await _round_rows(db, tournament_id) if r["status"].value == "finished"]
-    upto = (max(r["round_no"] for r in finished) + 1) if finished else 1
+    finished = [r for r in await _round_rows(db, tournament_id) if r.is_finished]
+    upto = (max(r.round_no for r in finished) + 1) if finished else 1
     bots = await _entry_ids(db, tournament_id)
     results = await _results(db, tournament_id, info, upto)
     entrants = standings(bots, results, await _ratings(db, info["game"], bots))
@@ -348,8 +350,11 @@ async def update_standings(db: Database, tournament_id: int) -> None:
             )
 
 
-async def _round_rows(db: Database, tournament_id: int) -> list[dict[str, Any]]:
-    async with db.transaction("read rounds") as conn, conn.cursor(row_factory=dict_row) as cur:
+async def _round_rows(db: Database, tournament_id: int) -> list[RoundRow]:
+    async with (
+        db.transaction("read rounds") as conn,
+        conn.cursor(row_factory=class_row(RoundRow)) as cur,
+    ):
         await cur.execute(query("rounds"), {"tournament_id": tournament_id})
         return await cur.fetchall()
 
@@ -409,16 +414,16 @@ async def stalled(db: Database, now: float | None = None) -> list[Repair]:
             out.append(Repair(tournament_id, 1, "dispatch"))
             continue
         last = rows[-1]
-        if last["status"].value == "finished":
-            out.append(Repair(tournament_id, last["round_no"], "advance"))
+        if last.is_finished:
+            out.append(Repair(tournament_id, last.round_no, "advance"))
             continue
-        current = await tables(db, tournament_id, last["round_no"])
+        current = await tables(db, tournament_id, last.round_no)
         if all(t.is_over for t in current):
-            out.append(Repair(tournament_id, last["round_no"], "close"))
+            out.append(Repair(tournament_id, last.round_no, "close"))
             continue
-        dispatched = last["dispatched_at"] or last["started_at"]
+        dispatched = last.dispatched_at or last.started_at
         if now - dispatched.timestamp() > REDISPATCH_AFTER:
-            out.append(Repair(tournament_id, last["round_no"], "dispatch"))
+            out.append(Repair(tournament_id, last.round_no, "dispatch"))
     return out
 
 

@@ -59,7 +59,7 @@ async def _check_database(database: Any, url: str) -> None:
 
 def add_commands(sub: Any) -> None:
     """Add `arena web` to the `arena` parser."""
-    from arena.web.metrics import DEFAULT_METRICS_PORT
+    from arena.web.metrics import DEFAULT_METRICS_PORT  # it loads starlette; see serve()
 
     web = sub.add_parser("web", help="serve the web pages and the JSON API")
     web.add_argument(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.tournaments import free_port
+from arena.cli.up import free_port
 from arena.ops.home import StackInfo
 
 pytestmark = pytest.mark.integration
