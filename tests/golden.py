@@ -67,8 +67,7 @@ def render(fields: dict[str, str]) -> list[str]:
 
     out.append("== setup")
     views()
-    count = 0
-    for decision in driver.run():
+    for count, decision in enumerate(driver.run()):
         if limit and count >= limit:
             out.append(f"== stopped after {limit} decisions")
             return out
@@ -76,7 +75,6 @@ def render(fields: dict[str, str]) -> list[str]:
         joint = {s: driver.space(s).sample(rng) for s in sorted(decision.seats)}
         move = driver.play(joint)
         wire = {str(s): a for s, a in move.wire.items()}
-        count += 1
         out.append(f"== decision {decision.number} {decision.label} seats {sorted(decision.seats)}")
         out.append(f"  joint: {_compact(wire)}")
         views()

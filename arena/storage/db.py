@@ -33,7 +33,7 @@ from arena.storage.rows import (
 )
 from arena.storage.sql import query
 from engines.api import Json, Termination
-from engines.replay import Record
+from engines.record import Record
 
 T = TypeVar("T")
 
