@@ -31,8 +31,8 @@ from typing import Any, TypeVar
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import engines
+from engines.driver import MatchDriver
 from engines.registry import BUILTIN_GAMES
-from engines.replay import advance, start
 
 T = TypeVar("T")
 
@@ -139,17 +139,17 @@ def load_games(wanted: Sequence[str] | None) -> list[tuple[str, Any]]:
 def play_ours(rules: Any, seats: int, matches: int, first_seed: int = 0) -> Figures:
     """Play `matches` random matches (seeds first_seed, first_seed + 1, ...) and time them."""
     options = rules.resolve_options({})
-    decision_of, legal, apply = rules.decision, rules.legal_actions, advance
     decisions = 0
     seconds = wall = 0.0
     for seed in range(first_seed, first_seed + matches):
         player = PlayerRng(seed)
         began, began_wall = time.process_time(), time.perf_counter()
-        state = start(rules, seats, options, seed)
+        driver: MatchDriver[Any, Any] = MatchDriver(rules, seats, options, seed)
         count = 0
-        while (decision := decision_of(state)) is not None:
-            joint = {seat: legal(state, seat).sample(player) for seat in sorted(decision.seats)}
-            state = apply(rules, state, decision, joint, seed)
+        for decision in driver.run():
+            driver.play(
+                {seat: driver.space(seat).sample(player) for seat in sorted(decision.seats)}
+            )
             count += 1
             if count > MAX_DECISIONS:
                 raise RuntimeError(f"match of seed {seed} did not end in {MAX_DECISIONS} decisions")

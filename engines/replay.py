@@ -5,28 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from engines.api import Decision, Rules, Seat
+from engines.api import Rules
 from engines.driver import MatchDriver, Move
 from engines.errors import EngineError, ReplayMismatch
 from engines.record import Record
-from engines.rng import HashRng
 
 
 def start(rules: Rules[Any, Any, Any], seats: int, options: Mapping[str, object], seed: int) -> Any:
-    """The initial state of a match, with the setup stream of its seed."""
-    rules.check_seats(seats)
-    return rules.setup(seats, rules.resolve_options(options), HashRng.for_setup(seed))
+    """LEGACY: the initial state of a match (`MatchDriver(...).state`).
 
-
-def advance(
-    rules: Rules[Any, Any, Any],
-    state: Any,
-    decision: Decision,
-    joint: Mapping[Seat, Any],
-    seed: int,
-) -> Any:
-    """Apply a joint action with the decision's own chance stream."""
-    return rules.apply(state, joint, HashRng.for_decision(seed, decision.number))
+    Only arena/referee/match.py still calls it, and that module is moving to `MatchDriver`;
+    delete this function with its last caller.
+    """
+    return MatchDriver(rules, seats, options, seed).state
 
 
 Step = Move

@@ -25,7 +25,7 @@ from typing import Any
 
 import engines
 from engines import HashRng
-from engines.replay import advance, start
+from engines.driver import MatchDriver
 
 GOLDEN_DIR = Path(__file__).parent / "goldens"
 HEADER_END = "# ---"
@@ -57,32 +57,28 @@ def render(fields: dict[str, str]) -> list[str]:
     seed = int(fields["seed"])
     options = rules.resolve_options(json.loads(fields.get("options", "{}")))
     limit = int(fields.get("max_decisions", "0") or 0)
-    state = start(rules, seats, options, seed)
+    driver: MatchDriver[Any, Any] = MatchDriver(rules, seats, options, seed)
     out = [f"rules {rules.name} v{rules.version}"]
 
     def views() -> None:
         for viewer in [*range(seats), None]:
             who = "public" if viewer is None else f"seat {viewer}"
-            out.append(
-                f"  view {who}: {_compact(rules.dump_observation(rules.observe(state, viewer)))}"
-            )
+            out.append(f"  view {who}: {_compact(driver.view(viewer))}")
 
     out.append("== setup")
     views()
-    count = 0
-    while (decision := rules.decision(state)) is not None:
+    for count, decision in enumerate(driver.run()):
         if limit and count >= limit:
             out.append(f"== stopped after {limit} decisions")
             return out
         rng = HashRng(seed, f"golden-player:{decision.number}")
-        joint = {s: rules.legal_actions(state, s).sample(rng) for s in sorted(decision.seats)}
-        wire = {str(s): rules.dump_action(a) for s, a in joint.items()}
-        state = advance(rules, state, decision, joint, seed)
-        count += 1
+        joint = {s: driver.space(s).sample(rng) for s in sorted(decision.seats)}
+        move = driver.play(joint)
+        wire = {str(s): a for s, a in move.wire.items()}
         out.append(f"== decision {decision.number} {decision.label} seats {sorted(decision.seats)}")
         out.append(f"  joint: {_compact(wire)}")
         views()
-    outcome = rules.outcome(state)
+    outcome = driver.outcome()
     assert outcome is not None
     out.append(
         f"== end {outcome.termination.value} ranks {list(outcome.ranks)} "

@@ -7,7 +7,7 @@ import pytest
 import engines
 from arena.protocol import wire
 from engines import HashRng
-from engines.replay import advance, start
+from engines.driver import MatchDriver
 
 
 def _seat_counts(game: str) -> list[int]:
@@ -22,7 +22,8 @@ def test_views_and_actions_round_trip_through_the_typed_protos(game: str) -> Non
     for seats in _seat_counts(game):
         for seed in range(3):
             # The game's short-cap options: full-length random Crossing games add nothing here.
-            state = start(rules, seats, dict(rules.conformance_options), seed)
+            driver = MatchDriver(rules, seats, dict(rules.conformance_options), seed)
+            state = driver.state
             number = 0
             while True:
                 for viewer in [*range(seats), None]:
@@ -40,7 +41,7 @@ def test_views_and_actions_round_trip_through_the_typed_protos(game: str) -> Non
                     kind, back = wire.action_json(wire.action_message(game, dumped))
                     assert kind == game and rules.parse_action(seat, back) == action
                     checked_actions += 1
-                state = advance(rules, state, decision, joint, seed)
+                state = driver.play(joint).after
                 number += 1
     assert checked_views > 100 and checked_actions > 50
 

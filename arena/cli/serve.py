@@ -39,7 +39,7 @@ from arena.storage import Database
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from arena.web import cli as web_cli
 from engines import Record
-from engines.replay import start, steps
+from engines.replay import driver_for, steps
 
 
 def existing_database_url() -> str:
@@ -237,7 +237,7 @@ def replay_stored(args: argparse.Namespace) -> int:
     print(paint.bold(f"match {match_id}: {rules.title}, {record.seats} seats, seed {record.seed}"))
     for seat in range(record.seats):
         print(f"  {paint.seat(seat)} played {names.get(seat, '?')}")
-    final = start(rules, record.seats, record.options, record.seed)
+    final = driver_for(rules, record).state  # the setup, for a record with no moves
     for step in steps(rules, record):
         if not args.quiet:
             lines = step_lines(rules, step.before, step.decision, step.joint, step.after, paint)

@@ -9,14 +9,28 @@ from typing import Any
 import engines
 from arena.sdk.bots.base import Strategy, Turn
 from engines import Decision, EngineError, HashRng, Outcome, Record, Rules
-from engines.replay import advance, start
+from engines.api import ActionSpace, Json
+from engines.driver import MatchDriver
 
 
-def turn_for(
-    rules: Rules[Any, Any, Any], state: Any, decision: Decision, seat: int, seats: int
+def turn_for(driver: MatchDriver[Any, Any], seat: int) -> Turn:
+    """The `Turn` a bot in deciding `seat` sees now: its view and the legal actions in wire form."""
+    decision = driver.decision
+    assert decision is not None, "no turn once the match is over"
+    return make_turn(
+        driver.rules, decision, seat, driver.seats, driver.view(seat), driver.space(seat)
+    )
+
+
+def make_turn(
+    rules: Rules[Any, Any, Any],
+    decision: Decision,
+    seat: int,
+    seats: int,
+    view: dict[str, Json],
+    space: ActionSpace[Any],
 ) -> Turn:
-    """The `Turn` a bot in `seat` sees: its view and the legal actions in wire form."""
-    space = rules.legal_actions(state, seat)
+    """The `Turn` for `seat` from its wire view and its legal actions (the space's wire form)."""
     listing = space.listing()
     return Turn(
         game=rules.name,
@@ -24,7 +38,7 @@ def turn_for(
         seats=seats,
         decision=decision.number,
         label=decision.label,
-        view=rules.dump_observation(rules.observe(state, seat)),
+        view=view,
         legal=None if listing is None else tuple(rules.dump_action(a) for a in listing),
         space=space.describe() if listing is None else {"kind": "listed"},
     )
@@ -48,31 +62,25 @@ def play_local(
     options: Mapping[str, object] | None = None,
     on_step: Callable[[Any, Decision, Mapping[int, Any], Any], None] | None = None,
 ) -> LocalMatch:
-    """Play one match between `strategies` (one per seat) and return its record and outcome."""
+    """Play one match between `strategies` (one per seat) and return its record and outcome.
+
+    `on_step(before, decision, joint, after)` is called after each decision is applied.
+    """
     rules = engines.get(game)
-    seats = len(strategies)
-    resolved = rules.resolve_options(options or {})
-    state = start(rules, seats, resolved, seed)
-    moves: list[dict[int, Any]] = []
+    driver: MatchDriver[Any, Any] = MatchDriver(rules, len(strategies), options, seed)
     bad: list[tuple[int, int, str]] = []
-    while (decision := rules.decision(state)) is not None:
-        joint: dict[int, Any] = {}
+    for decision in driver.run():
         for seat in sorted(decision.seats):
-            turn = turn_for(rules, state, decision, seat, seats)
             bot_rng = HashRng(seed, f"bot:{seat}:{decision.number}")
             try:
-                action = rules.parse_action(seat, strategies[seat].decide(turn, bot_rng))
-                rules.check_answer(state, seat, decision.number, action)
+                answer = strategies[seat].decide(turn_for(driver, seat), bot_rng)
+                driver.answer(seat, decision.number, rules.parse_action(seat, answer))
             except EngineError as exc:
                 bad.append((decision.number, seat, str(exc)))
-                action = rules.legal_actions(state, seat).default()
-            joint[seat] = action
-        after = advance(rules, state, decision, joint, seed)
+                driver.answer(seat, decision.number, driver.default(seat))
+        move = driver.advance()
         if on_step is not None:
-            on_step(state, decision, joint, after)
-        moves.append({seat: rules.dump_action(a) for seat, a in joint.items()})
-        state = after
-    outcome = rules.outcome(state)
+            on_step(move.before, move.decision, move.joint, move.after)
+    outcome = driver.outcome()
     assert outcome is not None
-    record = Record(rules.name, rules.version, resolved, seats, seed, tuple(moves))
-    return LocalMatch(record=record, final=state, outcome=outcome, bad_answers=bad)
+    return LocalMatch(record=driver.record(), final=driver.state, outcome=outcome, bad_answers=bad)

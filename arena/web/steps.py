@@ -18,7 +18,7 @@ import engines
 from arena.referee.spectate import is_revealed, public_view
 from arena.storage.db import Database
 from arena.storage.rows import DecisionRow, MatchRow, MatchStatus
-from engines.replay import advance, start
+from engines.driver import MatchDriver
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,11 +33,9 @@ class PublicStep:
 
 @dataclass
 class _Replayed:
-    """A match replayed so far: its public steps and the state after the last of them."""
+    """A match replayed so far: its public steps and the driver after the last of them."""
 
-    rules: Any
-    seed: int
-    state: Any
+    driver: MatchDriver[Any, Any]
     steps: list[PublicStep] = field(default_factory=list)
     finished: bool = False
 
@@ -59,9 +57,11 @@ class MatchSteps:
             replayed = self._cache.get(match.id)
             if replayed is None:
                 rules = engines.get(match.game)
-                state = start(rules, match.seats, dict(match.options), match.seed)
-                replayed = _Replayed(rules, match.seed, state)
-                replayed.steps.append(PublicStep(0, -1, "setup", public_view(rules, state)))
+                driver: MatchDriver[Any, Any] = MatchDriver(
+                    rules, match.seats, dict(match.options), match.seed
+                )
+                replayed = _Replayed(driver)
+                replayed.steps.append(PublicStep(0, -1, "setup", public_view(rules, driver.state)))
             if not replayed.finished:
                 rows = await self.db.decisions(match.id)
                 self._advance(replayed, rows, match, now or datetime.now(UTC))
@@ -76,16 +76,17 @@ class MatchSteps:
         self, replayed: _Replayed, rows: list[DecisionRow], match: MatchRow, now: datetime
     ) -> None:
         finished = match.status in (MatchStatus.FINISHED, MatchStatus.ABORTED)
-        rules = replayed.rules
+        driver = replayed.driver
+        rules = driver.rules
         for row in rows[len(replayed.steps) - 1 :]:
             hidden = row.created_at is None or not is_revealed(row.created_at, self.delay, now)
             if not finished and hidden:
                 break
-            decision = rules.decision(replayed.state)
+            decision = driver.decision
             if decision is None or decision.number != row.number:
                 break  # a log that does not replay is shown as far as it does
             joint = {seat: rules.parse_action(seat, action) for seat, action in row.joint.items()}
-            replayed.state = advance(rules, replayed.state, decision, joint, replayed.seed)
-            view = public_view(rules, replayed.state)
+            driver.play(joint)
+            view = public_view(rules, driver.state)
             replayed.steps.append(PublicStep(len(replayed.steps), row.number, row.label, view))
         replayed.finished = finished

@@ -25,8 +25,8 @@ from engines.crossing.flow import run
 from engines.crossing.rules import CrossingRules
 from engines.crossing.state import CrossingState, Label, Op, Player, Task
 from engines.crossing.table import Table
+from engines.driver import MatchDriver
 from engines.errors import EngineError
-from engines.replay import start
 from engines.rng import ScriptedRng
 
 
@@ -74,7 +74,7 @@ def scenario(
     regular turns of every seat).
     """
     rules = CrossingRules()
-    state: CrossingState = start(rules, seats, dict(options or {}), seed)
+    state: CrossingState = MatchDriver(rules, seats, dict(options or {}), seed).state
     spec = _Spec(seats, active, chain, dict(players or {}))
     if not 0 <= active < seats:
         raise ScenarioError(f"active seat {active} is not a seat of a {seats}-seat match")

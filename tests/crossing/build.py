@@ -13,7 +13,7 @@ from engines.crossing.rules import CrossingRules
 from engines.crossing.state import CrossingState, Label, Op, Task
 from engines.crossing.table import Table
 from engines.crossing.wire import Action, Pass, Roll
-from engines.replay import start
+from engines.driver import MatchDriver
 from engines.rng import ScriptedRng
 
 RULES = CrossingRules()
@@ -27,7 +27,7 @@ def space(name: str) -> int:
 
 def begin(seats: int = 4, seed: int = 0, **options: Any) -> CrossingState:
     """A freshly set-up match."""
-    return start(RULES, seats, options, seed)  # type: ignore[no-any-return]
+    return MatchDriver(RULES, seats, options, seed).state  # type: ignore[no-any-return]
 
 
 def edit(

@@ -7,7 +7,7 @@ from typing import Any
 from arena.sdk.bots import strategy
 from arena.sdk.bots.base import RandomStrategy, Turn
 from arena.sdk.bots.crossing import CrossingHeuristic
-from arena.sdk.local import play_local, turn_for
+from arena.sdk.local import make_turn, play_local
 from engines.crossing.state import Label
 from engines.rng import HashRng
 from tests.crossing.build import RULES, act, edit, label, roll, turn_of
@@ -44,7 +44,9 @@ def test_random_bots_finish_a_match() -> None:
 def _turn(state: Any, seat: int) -> Turn:
     decision = RULES.decision(state)
     assert decision is not None and seat in decision.seats
-    return turn_for(RULES, state, decision, seat, len(state.players))
+    view = RULES.dump_observation(RULES.observe(state, seat))
+    space = RULES.legal_actions(state, seat)
+    return make_turn(RULES, decision, seat, len(state.players), view, space)
 
 
 def _leader_table() -> Any:

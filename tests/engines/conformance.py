@@ -22,9 +22,10 @@ from engines import (
     NotYourDecision,
     Record,
     Rules,
+    StaleDecision,
     replay,
 )
-from engines.replay import advance, start
+from engines.driver import MatchDriver
 
 MAX_DECISIONS = 200_000
 
@@ -40,12 +41,12 @@ class Tally:
     labels: set[str] = field(default_factory=set)
 
 
-def random_joint(rules: Rules[Any, Any, Any], state: Any, seed: int, number: int) -> dict[int, Any]:
+def random_joint(driver: MatchDriver[Any, Any], seed: int, number: int) -> dict[int, Any]:
     """A uniformly random legal joint action, from a stream that is not the match's own."""
-    decision = rules.decision(state)
+    decision = driver.decision
     assert decision is not None
     rng = HashRng(seed, f"random-player:{number}")
-    return {seat: rules.legal_actions(state, seat).sample(rng) for seat in sorted(decision.seats)}
+    return {seat: driver.space(seat).sample(rng) for seat in sorted(decision.seats)}
 
 
 def check_ranks(ranks: tuple[int, ...], seats: int) -> None:
@@ -103,32 +104,38 @@ def play_checked(
     """Play one random match, checking the contract at every decision; return its record."""
     tally = tally if tally is not None else Tally()
     options = rules.resolve_options(options or {})
-    state = start(rules, seats, options, seed)
-    assert rules.outcome(state) is None or rules.decision(state) is None
+    driver: MatchDriver[Any, Any] = MatchDriver(rules, seats, options, seed)
+    assert driver.outcome() is None or driver.decision is None
     check_rng = HashRng(seed, "conformance")
-    moves: list[dict[int, Any]] = []
     for number in range(MAX_DECISIONS):
-        decision = rules.decision(state)
+        decision = driver.decision
         if decision is None:
             break
+        state = driver.state
+        assert decision == rules.decision(state), "the driver asks what the rules ask"
         tally.decisions += 1
         tally.labels.add(decision.label)
         if len(decision.seats) > 1:
             tally.simultaneous += 1
-        assert rules.outcome(state) is None, "a running match has no outcome"
-        assert decision.number == number, "decision numbers count up from 0"
+        assert driver.outcome() is None, "a running match has no outcome"
+        assert decision.number == number == driver.number, "decision numbers count up from 0"
         assert decision.seats, "a decision names at least one seat"
         assert decision.seats <= set(range(seats))
-        joint = random_joint(rules, state, seed, number)
+        assert driver.pending() == decision.seats, "nobody has answered a new decision"
+        joint = random_joint(driver, seed, number)
         if not deep:  # every seed: each deciding seat has a legal default; played actions parse
             for seat, action in joint.items():
-                space = rules.legal_actions(state, seat)
+                space = driver.space(seat)
                 assert space.default() in space and action in space
-        if deep:  # the first seeds: every view, every listed action, no leaks, no mutation
+                assert driver.default(seat) == space.default()
+            move = driver.play(joint)
+        else:  # the first seeds: every view, every listed action, no leaks, no mutation
             for viewer in [*range(seats), None]:
                 json.dumps(rules.dump_observation(rules.observe(state, viewer)))
+                json.dumps(driver.view(viewer))
             for seat in decision.seats:
                 check_space(rules, state, seat, check_rng)
+                assert driver.space(seat).listing() == rules.legal_actions(state, seat).listing()
             check_no_leak(rules, state, seats, check_rng, tally)
             outsider = next((s for s in range(seats) if s not in decision.seats), None)
             if outsider is not None:
@@ -136,34 +143,48 @@ def play_checked(
                 bad[outsider] = next(iter(joint.values()))
                 with pytest.raises(NotYourDecision):
                     rules.apply(state, bad, HashRng(0, "x"))
-            if len(joint) > 0:
-                partial = dict(list(joint.items())[:-1])
-                with pytest.raises(IllegalAction):
-                    rules.apply(state, partial, HashRng(0, "x"))
+                with pytest.raises(NotYourDecision):
+                    driver.answer(outsider, number, bad[outsider])
+            with pytest.raises(StaleDecision):
+                driver.answer(min(decision.seats), number + 1, joint[min(decision.seats)])
             # Bytes, not a deep copy: a state's own copy hooks cannot hide a mutation.
             before = pickle.dumps(state)
-            after = advance(rules, state, decision, joint, seed)
+            partial = dict(list(joint.items())[:-1])
+            with pytest.raises(IllegalAction):
+                rules.apply(state, partial, HashRng(0, "x"))
+            for seat, action in partial.items():
+                driver.answer(seat, number, action)
+            with pytest.raises(IllegalAction):
+                driver.advance()  # the last deciding seat has not answered
+            last, action = list(joint.items())[-1]
+            driver.answer(last, number, action)
+            assert not driver.pending()
+            move = driver.advance()
             assert pickle.dumps(state) == before, "apply mutated its input"
-        else:
-            after = advance(rules, state, decision, joint, seed)
-        # The record holds the wire form: replaying it below round-trips every played action.
-        moves.append(
-            {seat: json.loads(json.dumps(rules.dump_action(a))) for seat, a in joint.items()}
-        )
-        state = after
+            assert move.before is state
+        assert move.decision == decision and dict(move.joint) == joint
+        assert move.after is driver.state
     else:
         pytest.fail(f"{rules.name} did not end within {MAX_DECISIONS} decisions")
 
-    result = rules.outcome(state)
+    state = driver.state
+    result = driver.outcome()
     assert result is not None, "a finished match has an outcome"
+    assert result == rules.outcome(state)
     check_ranks(result.ranks, seats)
     assert len(result.scores) == seats
     with pytest.raises(GameOver):
         rules.apply(state, {}, HashRng(0, "x"))
+    with pytest.raises(GameOver):
+        driver.advance()
     for viewer in [*range(seats), None]:
         json.dumps(rules.dump_observation(rules.observe(state, viewer)))
+        json.dumps(driver.view(viewer))
 
-    record = Record(rules.name, rules.version, options, seats, seed, tuple(moves))
-    assert Record.from_json(json.loads(json.dumps(record.to_json()))) == record
-    assert replay(rules, record) == state, "replay differs from the live match"
+    # The record holds the wire form: replaying it through JSON round-trips every played action.
+    record = driver.record()
+    assert record.options == options and record.seats == seats and record.seed == seed
+    loaded = Record.from_json(json.loads(json.dumps(record.to_json())))
+    assert loaded == record
+    assert replay(rules, loaded) == state, "replay differs from the live match"
     return record, state

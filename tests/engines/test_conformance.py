@@ -9,7 +9,7 @@ import pytest
 
 import engines
 from engines import OptionsError
-from engines.replay import start
+from engines.driver import MatchDriver
 from tests.engines.conformance import Tally, play_checked
 
 SEEDS = int(os.environ.get("ARENA_CONFORMANCE_SEEDS", "200"))
@@ -38,7 +38,7 @@ def _cases() -> list[Any]:
 def _applies(rules: Any, seats: int, options: dict[str, Any]) -> bool:
     """Whether a variant preset is playable at this seat count (solo is for one seat, ...)."""
     try:
-        start(rules, seats, options, 0)
+        MatchDriver(rules, seats, options, 0)
     except OptionsError:
         return False
     return True

@@ -21,7 +21,7 @@ from engines import (
     get,
     replay,
 )
-from engines.replay import start
+from engines.driver import MatchDriver
 from tests.engines.conformance import Tally, play_checked
 from tests.engines.toy import HighCard, LeakyHighCard
 
@@ -41,7 +41,7 @@ def test_suite_catches_a_leak() -> None:
 
 def test_illegal_and_stale_answers() -> None:
     rules = HighCard()
-    state = start(rules, 2, {}, 1)
+    state = MatchDriver(rules, 2, {}, 1).state
     hand = state.hands[0]
     not_held = next(c for c in range(1, 13) if c not in hand)
     with pytest.raises(IllegalAction) as info:

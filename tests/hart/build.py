@@ -6,12 +6,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from engines import HashRng
+from engines.driver import MatchDriver
 from engines.events import Event
 from engines.hart import HartRules
 from engines.hart.actions import Action, Declare, Pack
 from engines.hart.goods import Bag, Good
 from engines.hart.state import HartState, Phase
-from engines.replay import start
 
 RULES = HartRules()
 J, M, S = Good.JUG, Good.MARACAS, Good.SOMBRERO
@@ -30,7 +30,7 @@ def at_pack(
 
     Cards for the hands are taken out of the draw pile, so all 139 cards stay accounted for.
     """
-    state = start(RULES, seats, dict(options or {}), seed)
+    state = MatchDriver(RULES, seats, dict(options or {}), seed).state
     pool = list(state.deck) + [g for p in state.players for g in p.hand]
     players = list(state.players)
     wanted = dict(hands or {})

@@ -6,7 +6,7 @@ import pytest
 
 from arena.sdk.bots.base import RandomStrategy, Strategy, strategy
 from arena.sdk.bots.hart import HartHeuristic, at_stake, best_declaration, split
-from arena.sdk.local import play_local, turn_for
+from arena.sdk.local import make_turn, play_local
 from engines import HashRng
 from engines.hart.actions import Inspect
 from tests.hart.build import RULES, C, J, at_pack, pack_and_declare, solo
@@ -65,7 +65,8 @@ def test_heuristic_answers_a_described_bribe_space() -> None:
     state = solo(state, Inspect(1))
     decision = RULES.decision(state)
     assert decision is not None
-    turn = turn_for(RULES, state, decision, 1, 4)
+    view = RULES.dump_observation(RULES.observe(state, 1))
+    turn = make_turn(RULES, decision, 1, 4, view, RULES.legal_actions(state, 1))
     assert turn.legal is None
     answer = HartHeuristic().decide(turn, HashRng(0, "bot"))
     assert answer["type"] == "offer" and 1 <= answer["amount"] <= 500

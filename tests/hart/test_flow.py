@@ -9,11 +9,11 @@ from dataclasses import replace
 import pytest
 
 from engines import HashRng
+from engines.driver import MatchDriver
 from engines.hart import play
 from engines.hart.actions import Appoint, Keep, Pass
 from engines.hart.goods import EMPTY, Bag
 from engines.hart.state import HartState, Phase
-from engines.replay import advance, start
 from tests.hart.build import (
     RULES,
     C,
@@ -31,12 +31,13 @@ from tests.hart.build import (
 
 def random_events(seats: int, seed: int, options: dict | None = None) -> list:
     """Every event of one random match, in order."""
-    state = start(RULES, seats, options or {}, seed)
+    driver = MatchDriver(RULES, seats, options or {}, seed)
+    state = driver.state
     out = list(state.log)
     while (decision := RULES.decision(state)) is not None:
         rng = HashRng(seed, f"test-player:{decision.number}")
         joint = {s: RULES.legal_actions(state, s).sample(rng) for s in decision.seats}
-        after = advance(RULES, state, decision, joint, seed)
+        after = driver.play(joint).after
         out.extend(new_events(state, after))
         state = after
     return out
@@ -57,18 +58,18 @@ def test_rounds_and_sheriffs(seats: int) -> None:  # edge case 8
 
 
 def test_first_sheriff_comes_from_the_setup_stream() -> None:
-    firsts = {start(RULES, 4, {}, seed).sheriff for seed in range(40)}
+    firsts = {MatchDriver(RULES, 4, {}, seed).state.sheriff for seed in range(40)}
     assert firsts == {0, 1, 2, 3}
-    assert start(RULES, 4, {}, 7).sheriff == start(RULES, 4, {}, 7).sheriff
+    assert MatchDriver(RULES, 4, {}, 7).state.sheriff == MatchDriver(RULES, 4, {}, 7).state.sheriff
 
 
 def test_setup_deals_five_cards_and_thirty_dollars() -> None:
-    state = start(RULES, 5, {}, 3)
+    state = MatchDriver(RULES, 5, {}, 3).state
     assert [len(p.hand) for p in state.players] == [5] * 5
     assert [p.money for p in state.players] == [30] * 5
     assert len(state.deck) == 139 - 25
     assert all(p.seizure_token and p.extra_control_token for p in state.players)
-    assert not any(p.extra_control_token for p in start(RULES, 4, {}, 3).players)
+    assert not any(p.extra_control_token for p in MatchDriver(RULES, 4, {}, 3).state.players)
 
 
 def end_of_turn(state: HartState) -> HartState:

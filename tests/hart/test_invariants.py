@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import pytest
 
 from engines import HashRng
+from engines.driver import MatchDriver
 from engines.events import Event
 from engines.hart.goods import Bag
 from engines.hart.state import HartState
-from engines.replay import advance, start
 from tests.engines.conformance import Tally, play_checked
 from tests.hart.build import RULES, new_events
 
@@ -22,11 +22,12 @@ def walk(
     seats: int, seed: int, options: dict | None = None
 ) -> Iterator[tuple[HartState, HartState, list[Event]]]:
     """(before, after, events of that decision) for every decision of a random match."""
-    state = start(RULES, seats, options or {}, seed)
+    driver = MatchDriver(RULES, seats, options or {}, seed)
+    state = driver.state
     while (decision := RULES.decision(state)) is not None:
         rng = HashRng(seed, f"invariants:{decision.number}")
         joint = {s: RULES.legal_actions(state, s).sample(rng) for s in decision.seats}
-        after = advance(RULES, state, decision, joint, seed)
+        after = driver.play(joint).after
         yield state, after, new_events(state, after)
         state = after
 
@@ -54,7 +55,7 @@ def test_every_card_is_accounted_for_at_every_step(seats: int) -> None:
     full = Bag.full_deck()
     steps = 0
     for seed in range(SEEDS):
-        assert start(RULES, seats, {}, seed).total_cards() == full
+        assert MatchDriver(RULES, seats, {}, seed).state.total_cards() == full
         for _, after, _ in walk(seats, seed):
             assert after.total_cards() == full, f"seed {seed} decision {after.number - 1}"
             assert all(len(p.hand) <= 5 for p in after.players)
@@ -79,7 +80,7 @@ def test_every_dollar_is_accounted_for(seats: int) -> None:
 @pytest.mark.parametrize("seats", [3, 6])
 def test_sum_of_money_equals_start_plus_bank_flows(seats: int) -> None:
     for seed in range(5):
-        state = start(RULES, seats, {}, seed)
+        state = MatchDriver(RULES, seats, {}, seed).state
         total = 30 * seats
         for _, after, events in walk(seats, seed):
             flows = bank_flows(seats, events)
@@ -105,7 +106,8 @@ def test_private_events_reach_only_their_audience() -> None:
 
 
 def test_a_seat_sees_the_events_since_it_last_decided() -> None:
-    state = start(RULES, 4, {}, 5)
+    driver = MatchDriver(RULES, 4, {}, 5)
+    state = driver.state
     decided_at = {s: -1 for s in range(4)}
     while (decision := RULES.decision(state)) is not None:
         for seat in decision.seats:
@@ -117,11 +119,11 @@ def test_a_seat_sees_the_events_since_it_last_decided() -> None:
         joint = {s: RULES.legal_actions(state, s).sample(rng) for s in decision.seats}
         for seat in decision.seats:
             decided_at[seat] = decision.number
-        state = advance(RULES, state, decision, joint, 5)
+        state = driver.play(joint).after
 
 
 def test_scramble_keeps_every_view_and_hides_the_rest() -> None:
-    state = start(RULES, 4, {}, 9)
+    state = MatchDriver(RULES, 4, {}, 9).state
     for _, after, _ in walk(4, 9):
         state = after
         if state.number == 40:

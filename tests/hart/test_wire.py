@@ -9,6 +9,7 @@ import pytest
 
 import engines.hart.wire as wire_module
 from engines import HashRng, InvalidAction
+from engines.driver import MatchDriver
 from engines.hart.actions import (
     Accept,
     Appoint,
@@ -22,7 +23,6 @@ from engines.hart.actions import (
     Seize,
 )
 from engines.hart.goods import Bag
-from engines.replay import advance, start
 from tests.hart.build import RULES, C, J, S, X
 
 EXAMPLES = [
@@ -106,7 +106,8 @@ def documented(section: str) -> dict[str, set[str]]:
 
 
 def all_views(seats: int, seed: int) -> list[dict]:
-    state = start(RULES, seats, {}, seed)
+    driver = MatchDriver(RULES, seats, {}, seed)
+    state = driver.state
     views = []
     while True:
         for viewer in [*range(seats), None]:
@@ -116,7 +117,7 @@ def all_views(seats: int, seed: int) -> list[dict]:
             return views
         rng = HashRng(seed, f"wire:{decision.number}")
         joint = {s: RULES.legal_actions(state, s).sample(rng) for s in decision.seats}
-        state = advance(RULES, state, decision, joint, seed)
+        state = driver.play(joint).after
 
 
 VIEW_KEYS = {
@@ -158,7 +159,7 @@ def test_views_have_exactly_the_documented_keys(seats: int) -> None:
 
 
 def test_views_are_copies() -> None:
-    state = start(RULES, 4, {}, 1)
+    state = MatchDriver(RULES, 4, {}, 1).state
     view = RULES.dump_observation(RULES.observe(state, 0))
     for event in view["events"]:
         for value in event.values():

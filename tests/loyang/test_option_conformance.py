@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from engines import OptionsError
-from engines.replay import start
+from engines.driver import MatchDriver
 from tests.engines.conformance import Tally, play_checked
 from tests.loyang.support import RULES
 
@@ -44,7 +44,7 @@ def test_options_that_do_not_fit_are_refused(
     seats: int, options: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(OptionsError, match=message):
-        start(RULES, seats, options, 0)
+        MatchDriver(RULES, seats, options, 0)
 
 
 def test_every_preset_fits_some_seat_count() -> None:
@@ -52,7 +52,7 @@ def test_every_preset_fits_some_seat_count() -> None:
         fits = []
         for seats in RULES.seat_counts:
             try:
-                start(RULES, seats, options, 0)
+                MatchDriver(RULES, seats, options, 0)
                 fits.append(seats)
             except OptionsError:
                 pass

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from engines import HashRng, InvalidAction
+from engines.driver import MatchDriver
 from engines.loyang import wire
-from engines.replay import advance, start
 from tests.loyang.support import RULES, acting, blank
 
 
@@ -56,7 +56,8 @@ def test_give_is_normalised_to_sorted_order() -> None:
 
 def test_every_legal_action_round_trips_through_json() -> None:
     for seats in (1, 2, 4):
-        state = start(RULES, seats, {}, 5)
+        driver = MatchDriver(RULES, seats, {}, 5)
+        state = driver.state
         count = 0
         while (decision := RULES.decision(state)) is not None and count < 400:
             for seat in decision.seats:
@@ -65,17 +66,18 @@ def test_every_legal_action_round_trips_through_json() -> None:
                     assert RULES.parse_action(seat, json.loads(text)) == action
             rng = HashRng(5, f"t{count}")
             joint = {s: RULES.legal_actions(state, s).sample(rng) for s in decision.seats}
-            state = advance(RULES, state, decision, joint, 5)
+            state = driver.play(joint).after
             count += 1
 
 
 def test_a_seat_sees_its_own_hand_and_only_the_size_of_others() -> None:
-    state = start(RULES, 3, {}, 2)
+    driver = MatchDriver(RULES, 3, {}, 2)
+    state = driver.state
     while state.phase.value == "setup":
         decision = RULES.decision(state)
         assert decision is not None
         joint = {s: RULES.legal_actions(state, s).default() for s in decision.seats}
-        state = advance(RULES, state, decision, joint, 2)
+        state = driver.play(joint).after
     for viewer in range(3):
         view = RULES.observe(state, viewer)
         assert [c["id"] for c in view["hand"]] == list(state.players[viewer].hand)  # type: ignore[union-attr, index]
@@ -115,7 +117,7 @@ def _documented(section: str) -> set[str]:
 
 
 def test_the_documented_observation_keys_are_the_real_ones() -> None:
-    state = start(RULES, 2, {}, 0)
+    state = MatchDriver(RULES, 2, {}, 0).state
     view = RULES.observe(state, 0)
     documented = _documented("Observation")
     assert set(view) <= documented, set(view) - documented

@@ -24,7 +24,7 @@ from arena.referee import answers
 from arena.v1 import bot_pb2, common_pb2
 from engines import ActionError, HashRng, Rules
 from engines.api import MAX_WIRE_CHARS, MAX_WIRE_DEPTH, load_wire
-from engines.replay import start
+from engines.driver import MatchDriver
 
 EXAMPLES = 2000
 """Answers per game per run (about 11 s per game on a loaded 2-core machine)."""
@@ -51,7 +51,7 @@ def positions(game: str) -> tuple[Position, ...]:
     rules = engines.get(game)
     out: list[Position] = []
     for seed, seats in enumerate(rules.seat_counts):
-        state = start(rules, seats, {}, seed + 1)
+        state = MatchDriver(rules, seats, {}, seed + 1).state
         for _ in range(240):
             decision = rules.decision(state)
             if decision is None:

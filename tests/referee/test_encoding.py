@@ -11,7 +11,7 @@ from arena.protocol import wire
 from arena.referee import encoding, requests
 from arena.v1 import bot_pb2
 from engines import HashRng
-from engines.replay import advance, start
+from engines.driver import MatchDriver
 
 
 def _states(game: str, seeds: int = 2) -> list[tuple[object, object]]:
@@ -20,13 +20,14 @@ def _states(game: str, seeds: int = 2) -> list[tuple[object, object]]:
     seats = max(rules.seat_counts)
     out = []
     for seed in range(seeds):
-        state = start(rules, seats, rules.conformance_options, seed)
+        driver = MatchDriver(rules, seats, rules.conformance_options, seed)
+        state = driver.state
         number = 0
         while (decision := rules.decision(state)) is not None and number < 400:
             out.append((state, decision))
             rng = HashRng(seed, f"encoding:{number}")
             joint = {s: rules.legal_actions(state, s).sample(rng) for s in decision.seats}
-            state = advance(rules, state, decision, joint, seed)
+            state = driver.play(joint).after
             number += 1
     return out
 

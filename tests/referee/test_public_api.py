@@ -23,7 +23,7 @@ from arena.storage.rows import DecisionRow, SeatResult, TableKey
 from arena.tournament import rounds as tournaments
 from arena.v1 import arena_pb2, bot_pb2, common_pb2
 from engines import HashRng
-from engines.replay import start
+from engines.driver import MatchDriver
 from tests.referee.bots import RandomBot
 from tests.referee.harness import (
     ADMIN_METADATA,
@@ -362,7 +362,9 @@ async def _check_every_rpc(api: Any, match_id: int) -> None:
 
 def test_watching_with_no_spectator_delay_shows_only_public_views(fresh_database_url: str) -> None:
     rules = engines.get("hart")
-    public_setup = rules.dump_observation(rules.observe(start(rules, 3, {}, SEED), None))
+    public_setup = rules.dump_observation(
+        rules.observe(MatchDriver(rules, 3, {}, SEED).state, None)
+    )
 
     async def scenario() -> None:
         async with running_referee(fresh_database_url, clock=HOLD_CLOCK) as server:
@@ -490,7 +492,7 @@ def test_a_match_running_elsewhere_is_watched_only_up_to_the_spectator_delay(
                 bot_ids=[bot.id],
             )
             await db.start_match(match_id, "another-referee")
-            state = start(rules, 1, {}, SEED)
+            state = MatchDriver(rules, 1, {}, SEED).state
             for _ in range(5):  # five decisions just logged by the other referee
                 decision = rules.decision(state)
                 assert decision is not None

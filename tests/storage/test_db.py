@@ -23,7 +23,8 @@ from arena.storage import (
     TableKey,
 )
 from engines import Termination
-from engines.replay import advance, replay, start
+from engines.driver import MatchDriver
+from engines.replay import replay
 from tests.engines.toy import HighCard
 
 T = TypeVar("T")
@@ -208,7 +209,8 @@ def test_a_played_match_comes_back_as_a_record_that_replays(migrated_database_ur
         bots = await two_bots(db)
         match_id = await db.create_match(rules.name, rules.version, {}, 2, seed, {}, bots)
         await db.start_match(match_id, "referee-a")
-        state = start(rules, 2, {}, seed)
+        driver = MatchDriver(rules, 2, {}, seed)
+        state = driver.state
         moves = []
         while (decision := rules.decision(state)) is not None:
             joint = {s: rules.legal_actions(state, s).default() for s in sorted(decision.seats)}
@@ -224,7 +226,7 @@ def test_a_played_match_comes_back_as_a_record_that_replays(migrated_database_ur
                 )
             )
             moves.append(wire)
-            state = advance(rules, state, decision, joint, seed)
+            state = driver.play(joint).after
         outcome = rules.outcome(state)
         assert outcome is not None
 

@@ -18,7 +18,7 @@ from arena.sdk.local import play_local
 from arena.storage import Database, botstats
 from arena.storage.rows import DecisionRow, SeatResult
 from arena.tournament.rounds import rate_match
-from engines.replay import advance, start
+from engines.driver import MatchDriver
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,14 +67,15 @@ async def store_match(
     )
     await db.start_match(match_id, "web-test")
     moves = record.moves if keep is None else record.moves[:keep]
-    state = start(rules, len(bots), record.options, seed)
+    driver = MatchDriver(rules, len(bots), record.options, seed)
+    state = driver.state
     thought: dict[int, list[float]] = {seat: [] for seat in range(len(bots))}
     rows: list[DecisionRow] = []
     for number, joint in enumerate(moves):
         decision = rules.decision(state)
         assert decision is not None
         parsed = {s: rules.parse_action(s, a) for s, a in joint.items()}
-        state = advance(rules, state, decision, parsed, seed)
+        state = driver.play(parsed).after
         notes = {
             seat: botstats.strike_note(kind, message)
             for (n, seat), (kind, message) in (strikes or {}).items()
