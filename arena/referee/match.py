@@ -15,20 +15,28 @@ from datetime import timedelta
 from typing import Any
 
 from arena.ops import metrics
-from arena.referee import answers, requests, routing, seats, strikes
+from arena.referee import requests, routing, seats
+from arena.referee.asking import Asker
 from arena.referee.clock import Clock, SeatClock
 from arena.referee.persistence import store_abort, with_db_retry
 from arena.referee.public_steps import PublicStep, public_view_of
 from arena.referee.seats import SeatState
-from arena.referee.sessions import Hub, Pending
+from arena.referee.sessions import Hub
 from arena.referee.store import MatchStore
 from arena.referee.watchers import Watcher
-from arena.storage.botstats import strike_note
 from arena.storage.rows import DecisionRow
 from arena.v1 import bot_pb2
-from engines import ActionError, Decision, EngineError, Json, Outcome, ReplayMismatch, Rules
-from engines.driver import MatchDriver
-from engines.replay import Record, driver_for
+from engines import (
+    Decision,
+    EngineError,
+    Json,
+    MatchDriver,
+    Outcome,
+    Record,
+    ReplayMismatch,
+    Rules,
+)
+from engines.replay import driver_for
 
 __all__ = ["ABORT_REASON_CHARS", "MatchRunner", "PublicStep", "SeatState"]
 
@@ -94,8 +102,7 @@ class MatchRunner:
         """Run after the outcome is stored and before MatchEnd goes out (e.g. rating)."""
         self.rating_changes: dict[int, float] = {}
         """Bot id -> Elo change, when the match was rated as it finished."""
-        self._closed: dict[int, set[int]] = {}
-        """Seat -> decisions it was asked and that are closed (answered, defaulted, timed out)."""
+        self._asker = Asker(match_id, rules, clock, hub, self.seats, self.driver)
         self._resigning: list[asyncio.Task[None]] = []
         """Resignations being stored; each is durable before the next decision is logged."""
 
@@ -158,7 +165,7 @@ class MatchRunner:
 
     async def _play(self, decision: Decision) -> None:
         asked = [s for s in sorted(decision.seats) if not self.seats[s].forfeited]
-        asks = await asyncio.gather(*(self._ask(seat, decision) for seat in asked))
+        asks = await asyncio.gather(*(self._asker.ask(seat, decision) for seat in asked))
         elapsed: dict[int, timedelta] = {}
         notes: dict[int, str] = {}
         for seat, (taken, note) in zip(asked, asks, strict=True):
@@ -184,74 +191,12 @@ class MatchRunner:
         for watcher in self.watchers:
             watcher.push(step)
 
-    async def _ask(self, seat: int, decision: Decision) -> tuple[float, str | None]:
-        """Take one seat's answer into the driver (its default after a timeout or bad answer);
-        returns the time taken and the strike note, if any."""
-        s, number = self.seats[seat], decision.number
-        allowance = s.clock.allowance()
-        request, listing = requests.decision_request(
-            self.match_id,
-            self.rules,
-            self.driver.view(seat),
-            decision,
-            seat,
-            allowance,
-            s.clock.bank_left,
-            form=self.hub.form_of(s.bot_id),
-            space=self.driver.space(seat),
-        )
-        grace = self.clock.grace.total_seconds()
-        deadline = time.monotonic() + allowance.total_seconds() + grace
-        pending = Pending(self.match_id, seat, number, s.bot_id, request, deadline)
-        self.hub.owe(pending)
-        try:
-            answered = await routing.await_answer(self.hub, pending)
-        finally:
-            self.hub.settle(pending)
-            self._closed.setdefault(seat, set()).add(number)
-        taken = min(time.monotonic() - pending.sent_at, allowance.total_seconds())
-        if s.resigned:
-            self.driver.answer(seat, number, self.driver.default(seat))
-            return 0.0, None
-        if answered is None:
-            metrics.TIMEOUTS.labels(self.game).inc()
-            s.clock.charge(allowance)
-            why = (
-                f"no answer to decision {number} within "
-                f"{allowance.total_seconds():.3f}s; the default action was played"
-            )
-            return allowance.total_seconds(), self._strike(
-                seat, number, bot_pb2.PROBLEM_KIND_TIMEOUT, why
-            )
-        s.clock.charge(timedelta(seconds=taken))
-        metrics.DECISION_ROUND_TRIP.labels(self.game).observe(taken)
-        try:
-            answers.to_action(self.rules, self.driver.answer, seat, number, answered, listing)
-        except ActionError as exc:
-            kind, why = strikes.problem_of(self.game, exc)
-            return taken, self._strike(seat, number, kind, why)
-        return taken, None
-
-    def _strike(self, seat: int, number: int, kind: int, why: str) -> str:
-        """Strike `seat`, play its default, and return the note its decision row keeps."""
-        strikes.strike(
-            self.hub,
-            self.match_id,
-            self.game,
-            seat,
-            self.seats[seat],
-            number,
-            kind,
-            why,
-            self.clock.max_strikes,
-        )
-        self.driver.answer(seat, number, self.driver.default(seat))
-        return strike_note(strikes.kind_name(kind), why)
-
     # -- answers from the bot stream ---------------------------------------------------------------
     def deliver(self, bot_id: int, action: bot_pb2.Action) -> bot_pb2.ArenaMessage | None:
         """Route an answer to the seat that owes it; return a Problem if it cannot be routed."""
-        return routing.route(self.hub, self.match_id, self.seats_of(bot_id), self._closed, action)
+        return routing.route(
+            self.hub, self.match_id, self.seats_of(bot_id), self._asker.closed, action
+        )
 
     def resign(self, bot_id: int, reason: str) -> None:
         """Every seat of `bot_id` gives up: ranked last, defaults from now on (stored, so that

@@ -101,8 +101,9 @@ def decision_request(
         if typed:
             request.legal.extend([message for _, message in encoded])
         return request, listing
-    description = space.describe()
-    assert isinstance(description, dict)
+    described = space.describe()
+    assert isinstance(described, dict)
+    description: dict[str, Any] = dict(described)
     for dumped in description.get("actions", []):
         if texts:
             request.space.actions_json.append(encoding.compact(dumped))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping, Sequence, Set
+from typing import Any
 
 from arena.referee import requests
 from arena.referee.sessions import Hub, Pending
@@ -71,9 +72,10 @@ async def await_answer(hub: Hub, pending: Pending) -> bot_pb2.Action | None:
             return None
         pending.changed.clear()
         changed = asyncio.ensure_future(pending.changed.wait())
+        waiting: set[asyncio.Future[Any]] = {pending.answer, changed}
         try:
             await asyncio.wait(
-                {pending.answer, changed},
+                waiting,
                 timeout=remaining,
                 return_when=asyncio.FIRST_COMPLETED,
             )

@@ -76,7 +76,7 @@ def end_message(
     """The MatchEnd every seat receives (its own seat is filled in per bot)."""
     return bot_pb2.MatchEnd(
         match_id=match_id,
-        termination=requests.TERMINATIONS[outcome.termination.value],  # type: ignore[arg-type]
+        termination=requests.TERMINATIONS[outcome.termination.value],
         results=[
             common_pb2.SeatResult(
                 seat=i,
