@@ -1,17 +1,18 @@
 """The one boundary where a bot's answer becomes an engine action.
 
-A bot's `Action` message is untrusted input. `to_action` turns it into an action the rules accept
-now, or raises an `engines.ActionError` naming what was wrong; nothing else escapes it. Any other
-exception raised while parsing or checking an answer (a parser that met input it did not expect)
-becomes `InvalidAction`, so the outcome of any answer is the documented one: a Problem, a strike,
-the default action, and the match goes on. The referee's match runner and the fuzz tests
+A bot's `Action` message is untrusted input. `to_action` turns it into an action and hands it to
+`take` (the match driver's `answer`, which checks it once and keeps it), or raises an
+`engines.ActionError` naming what was wrong; nothing else escapes it. Any other exception raised
+while parsing or checking an answer (a parser that met input it did not expect) becomes
+`InvalidAction`, so the outcome of any answer is the documented one: a Problem, a strike, the
+default action, and the match goes on. The referee's match runner and the fuzz tests
 (`tests/referee/test_answer_fuzz.py`) both call this function.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.ops import metrics
@@ -28,22 +29,27 @@ _reported: set[tuple[str, str]] = set()
 """(game, exception type) pairs already logged with a traceback, so a bot cannot flood the log."""
 
 
+Take = Callable[[int, int, Any], None]
+"""Checks (seat, decision number, action) and keeps it, raising `ActionError` if it is not legal:
+`MatchDriver.answer` (or `MatchDriver.check` to check without keeping)."""
+
+
 def to_action(
     rules: Rules[Any, Any, Any],
-    state: Any,
+    take: Take,
     seat: int,
     number: int,
     answer: bot_pb2.Action,
     listing: Sequence[Any],
 ) -> Any:
-    """The action `answer` names for `seat` at decision `number`, checked legal in `state`.
+    """The action `answer` names for `seat` at decision `number`, once `take` accepted it.
 
     `listing` holds the legal actions the request listed (what an `index` answer refers to).
     Raises only `ActionError` subclasses.
     """
     try:
         action = _parse(rules, seat, number, answer, listing)
-        rules.check_answer(state, seat, number, action)
+        take(seat, number, action)
     except ActionError:
         raise
     except EngineError as exc:  # an engine error that is not about the action: still a strike

@@ -1,4 +1,4 @@
-"""Build the bot-protocol messages of a match from the engine's state."""
+"""Build the bot-protocol messages of a match from what the match driver gives."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from arena.protocol import wire
 from arena.referee import encoding
 from arena.referee.clock import Clock, to_duration
 from arena.v1 import bot_pb2, common_pb2
-from engines import ActionSpace, Decision, Rules
+from engines import ActionSpace, Decision, Json, Rules
 
 log = logging.getLogger(__name__)
 
@@ -58,14 +58,14 @@ def match_start(
 def decision_request(
     match_id: int,
     rules: Rules[Any, Any, Any],
-    state: Any,
+    view: Json,
     decision: Decision,
     seat: int,
     time_left: timedelta,
     bank_left: timedelta,
     *,
+    space: ActionSpace[Any],
     form: int = bot_pb2.PAYLOAD_FORM_UNSPECIFIED,
-    space: ActionSpace[Any] | None = None,
 ) -> tuple[bot_pb2.DecisionRequest, list[Any]]:
     """The request a seat receives, and the listed legal actions its indexes refer to.
 
@@ -77,9 +77,6 @@ def decision_request(
     typed = form != bot_pb2.PAYLOAD_FORM_JSON
     texts = form != bot_pb2.PAYLOAD_FORM_TYPED
     enc = encoding.encoder(game)
-    view = rules.dump_observation(rules.observe(state, seat))
-    if space is None:
-        space = rules.legal_actions(state, seat)
     listing = list(space.listing() or [])
     request = bot_pb2.DecisionRequest(
         match_id=match_id,
@@ -104,8 +101,9 @@ def decision_request(
         if typed:
             request.legal.extend([message for _, message in encoded])
         return request, listing
-    description = space.describe()
-    assert isinstance(description, dict)
+    described = space.describe()
+    assert isinstance(described, dict)
+    description: dict[str, Any] = dict(described)
     for dumped in description.get("actions", []):
         if texts:
             request.space.actions_json.append(encoding.compact(dumped))

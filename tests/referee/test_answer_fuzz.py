@@ -231,8 +231,9 @@ def _check(position: Position, action: bot_pb2.Action) -> str:
     """Feed one answer through the referee's boundary: "accepted" or "strike", never a crash."""
     rules = position.rules
     try:
+        check = functools.partial(rules.check_answer, position.state)
         chosen = answers.to_action(
-            rules, position.state, position.seat, position.number, action, position.listing
+            rules, check, position.seat, position.number, action, position.listing
         )
     except ActionError as exc:
         assert str(exc), "a strike must say what was wrong"
@@ -302,7 +303,7 @@ def test_a_parser_crash_becomes_a_strike_naming_the_error() -> None:
     with pytest.raises(engines.InvalidAction, match="KeyError"):
         answers.to_action(
             broken.rules,
-            broken.state,
+            functools.partial(broken.rules.check_answer, broken.state),
             broken.seat,
             broken.number,
             bot_pb2.Action(decision=broken.number, json='{"type": "pass"}'),

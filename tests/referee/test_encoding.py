@@ -79,10 +79,19 @@ def test_a_request_carries_the_forms_asked_for(form: int, typed: bool, texts: bo
     rules = engines.get("hart")
     for state, decision in _states("hart", seeds=1)[:60]:
         seat = min(decision.seats)
-        request, listing = requests.decision_request(
-            7, rules, state, decision, seat, timedelta(seconds=1), timedelta(0), form=form
-        )
         view = rules.dump_observation(rules.observe(state, seat))
+        space = rules.legal_actions(state, seat)
+        request, listing = requests.decision_request(
+            7,
+            rules,
+            view,
+            decision,
+            seat,
+            timedelta(seconds=1),
+            timedelta(0),
+            form=form,
+            space=space,
+        )
         dumped = [rules.dump_action(a) for a in listing]
         assert listing == list(rules.legal_actions(state, seat).listing() or [])
         assert request.default_json == wire.compact(

@@ -1,0 +1,58 @@
+"""The referee's storage calls for a match: retried while the database is down, bounded on abort."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from arena.ops import metrics
+from arena.referee.store import MatchStore
+from arena.storage.errors import Conflict, NotFound, StorageError, Unavailable
+
+log = logging.getLogger(__name__)
+
+DB_RETRY_MAX = 1.0
+"""Longest pause between retries of a storage call: play resumes within it once Postgres is back."""
+ABORT_STORE_ATTEMPTS = 5
+
+
+async def with_db_retry(
+    match_id: int, operation: str, call: Callable[..., Awaitable[Any]], *args: Any
+) -> None:
+    """Retry a storage call while the database is unavailable: the match pauses rather than
+    lose a step. Any other storage error (a conflict, a missing row) will not go away by
+    waiting: it propagates, and the runner's caller aborts the match."""
+    delay = 0.05
+    while True:
+        try:
+            await call(*args)
+            return
+        except Unavailable as exc:  # the database is down: wait and retry
+            metrics.DB_ERRORS.labels(operation).inc()
+            log.error(
+                "match %s: %s failed (%s); retrying in %.2fs", match_id, operation, exc, delay
+            )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, DB_RETRY_MAX)
+        except StorageError:
+            metrics.DB_ERRORS.labels(operation).inc()
+            raise
+
+
+async def store_abort(store: MatchStore, match_id: int, reason: str) -> bool:
+    """Store `match_id` as aborted, trying a few times only; False if it had already ended
+    (or is gone), so there was nothing to abort."""
+    for attempt in range(ABORT_STORE_ATTEMPTS):
+        try:
+            await store.abort_match(match_id, reason)
+            return True
+        except (Conflict, NotFound) as exc:  # already ended or gone: nothing to store
+            log.warning("match %s: not stored as aborted (%s)", match_id, exc)
+            return False
+        except StorageError as exc:
+            metrics.DB_ERRORS.labels("abort_match").inc()
+            log.error("match %s: storing the abort failed (%s)", match_id, exc)
+            await asyncio.sleep(0.05 * 2**attempt)
+    return True

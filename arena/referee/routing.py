@@ -1,0 +1,84 @@
+"""Answers from the bot stream: routed to the seat that owes them, awaited until the deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence, Set
+from typing import Any
+
+from arena.referee import requests
+from arena.referee.sessions import Hub, Pending
+from arena.v1 import bot_pb2
+
+
+def route(
+    hub: Hub,
+    match_id: int,
+    held: Sequence[int],
+    closed: Mapping[int, Set[int]],
+    action: bot_pb2.Action,
+) -> bot_pb2.ArenaMessage | None:
+    """Hand `action` to the open request of a seat in `held` it answers; return a Problem if it
+    cannot be routed. `closed` maps a seat to the decisions it was asked that are closed."""
+    if action.HasField("seat") and action.seat not in held:
+        return requests.problem(
+            match_id,
+            action.decision,
+            bot_pb2.PROBLEM_KIND_NOT_YOUR_DECISION,
+            f"seat {action.seat} of match {match_id} is not yours (you hold {list(held)})",
+        )
+    seats = [action.seat] if action.HasField("seat") else held
+    if any(action.decision in closed.get(s, ()) for s in seats):
+        # A late answer to a decision already defaulted: the timeout was the strike.
+        return requests.problem(
+            match_id,
+            action.decision,
+            bot_pb2.PROBLEM_KIND_STALE_DECISION,
+            f"decision {action.decision} of match {match_id} is already closed; "
+            "the answer was ignored",
+        )
+    owed = [p for p in (hub.owed(match_id, s) for s in seats) if p is not None]
+    if not owed:
+        return requests.problem(
+            match_id,
+            action.decision,
+            bot_pb2.PROBLEM_KIND_STALE_DECISION,
+            f"no decision of yours is open in match {match_id} "
+            f"(answer named decision {action.decision}); it was ignored",
+        )
+    target = next((p for p in owed if p.decision == action.decision), owed[0])
+    if target.answer.done():
+        return requests.problem(
+            match_id,
+            action.decision,
+            bot_pb2.PROBLEM_KIND_STALE_DECISION,
+            f"decision {target.decision} already has your answer; this one was ignored",
+        )
+    target.answer.set_result(action)
+    return None
+
+
+async def await_answer(hub: Hub, pending: Pending) -> bot_pb2.Action | None:
+    """The answer to `pending`, or None once its deadline (stretched while its bot is away
+    and may reconnect) has passed."""
+    while not pending.answer.done():
+        deadline = pending.deadline
+        away_until = hub.reconnect_deadline(pending.bot_id)
+        if away_until is not None:
+            deadline = max(deadline, away_until)
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        pending.changed.clear()
+        changed = asyncio.ensure_future(pending.changed.wait())
+        waiting: set[asyncio.Future[Any]] = {pending.answer, changed}
+        try:
+            await asyncio.wait(
+                waiting,
+                timeout=remaining,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        finally:
+            changed.cancel()
+    return pending.answer.result()
