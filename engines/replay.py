@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 from engines.api import Rules
 from engines.driver import MatchDriver, Move
 from engines.errors import EngineError, ReplayMismatch
 from engines.record import Record
-
-
-def start(rules: Rules[Any, Any, Any], seats: int, options: Mapping[str, object], seed: int) -> Any:
-    """LEGACY: the initial state of a match (`MatchDriver(...).state`).
-
-    Only arena/referee/match.py still calls it, and that module is moving to `MatchDriver`;
-    delete this function with its last caller.
-    """
-    return MatchDriver(rules, seats, options, seed).state
-
 
 Step = Move
 """One replayed decision (the driver's `Move`)."""
