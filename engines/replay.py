@@ -29,9 +29,8 @@ def driver_for(rules: Rules[Any, Any, Any], record: Record) -> MatchDriver[Any, 
         raise ReplayMismatch(f"record does not set up: {exc}") from exc
 
 
-def steps(rules: Rules[Any, Any, Any], record: Record) -> Iterator[Move[Any, Any]]:
-    """Replay `record` one decision at a time; any divergence raises `ReplayMismatch`."""
-    driver = driver_for(rules, record)
+def _moves(driver: MatchDriver[Any, Any], record: Record) -> Iterator[Move[Any, Any]]:
+    """Play `record`'s moves on `driver`, one at a time; divergence raises `ReplayMismatch`."""
     for index, wire_joint in enumerate(record.moves):
         if driver.decision is None:
             raise ReplayMismatch(f"move {index} recorded after the match ended")
@@ -41,14 +40,19 @@ def steps(rules: Rules[Any, Any, Any], record: Record) -> Iterator[Move[Any, Any
             raise ReplayMismatch(f"move {index} does not replay: {exc}") from exc
 
 
+def steps(rules: Rules[Any, Any, Any], record: Record) -> Iterator[Move[Any, Any]]:
+    """Replay `record` one decision at a time; any divergence raises `ReplayMismatch`."""
+    yield from _moves(driver_for(rules, record), record)
+
+
+def replayed(rules: Rules[Any, Any, Any], record: Record) -> MatchDriver[Any, Any]:
+    """A driver that has played all of `record`'s moves (to resume the match from there)."""
+    driver = driver_for(rules, record)
+    for _ in _moves(driver, record):
+        pass
+    return driver
+
+
 def replay(rules: Rules[Any, Any, Any], record: Record) -> Any:
     """Rebuild the final state of `record`; any divergence raises `ReplayMismatch`."""
-    driver = driver_for(rules, record)
-    for index, wire_joint in enumerate(record.moves):
-        if driver.decision is None:
-            raise ReplayMismatch(f"move {index} recorded after the match ended")
-        try:
-            driver.play_wire(wire_joint)
-        except EngineError as exc:
-            raise ReplayMismatch(f"move {index} does not replay: {exc}") from exc
-    return driver.state
+    return replayed(rules, record).state

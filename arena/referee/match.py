@@ -28,15 +28,13 @@ from arena.storage.rows import DecisionRow
 from arena.v1 import bot_pb2
 from engines import (
     Decision,
-    EngineError,
     Json,
     MatchDriver,
     Outcome,
     Record,
-    ReplayMismatch,
     Rules,
 )
-from engines.replay import driver_for
+from engines.replay import replayed
 
 __all__ = ["ABORT_REASON_CHARS", "MatchRunner", "PublicStep", "SeatState"]
 
@@ -44,19 +42,6 @@ log = logging.getLogger(__name__)
 
 ABORT_REASON_CHARS = 300
 """The longest abort reason stored and sent (it quotes an exception's text)."""
-
-
-def resumed(rules: Rules[Any, Any, Any], record: Record) -> MatchDriver[Any, Any]:
-    """A driver that has replayed `record`'s moves; any divergence raises `ReplayMismatch`."""
-    driver = driver_for(rules, record)
-    for index, wire_joint in enumerate(record.moves):
-        if driver.decision is None:
-            raise ReplayMismatch(f"move {index} recorded after the match ended")
-        try:
-            driver.play_wire(wire_joint)
-        except EngineError as exc:
-            raise ReplayMismatch(f"move {index} does not replay: {exc}") from exc
-    return driver
 
 
 class MatchRunner:
@@ -89,7 +74,7 @@ class MatchRunner:
         self.driver: MatchDriver[Any, Any] = (
             MatchDriver(rules, len(bots), options, seed)
             if resume is None
-            else resumed(rules, resume)
+            else replayed(rules, resume)
         )
         self._logged = self.driver.number
         """Decisions durably stored (the driver applies one just before it is stored)."""
