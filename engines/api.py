@@ -32,7 +32,7 @@ import enum
 import json
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -362,26 +362,14 @@ class Rules(ABC, Generic[S, A, O]):
 
     def check_answer(self, state: S, seat: Seat, number: int, action: A) -> None:
         """Raise the right `ActionError` if `seat` may not play `action` at decision `number`."""
-        current = self.decision(state)
-        if current is None:
-            raise GameOver("the match is over", seat=seat, decision=number)
-        if number != current.number:
-            raise StaleDecision(
-                f"answer for decision {number}, but the current decision is {current.number}",
-                seat=seat,
-                decision=number,
-            )
-        if seat not in current.seats:
-            raise NotYourDecision(
-                f"seat {seat} is not deciding now", seat=seat, decision=current.number
-            )
-        if action not in self.legal_actions(state, seat):
-            raise IllegalAction(
-                f"{self.describe_action(action)} is not legal for seat {seat} now "
-                f"({current.label})",
-                seat=seat,
-                decision=current.number,
-            )
+        check_answer(
+            self,
+            self.decision(state),
+            seat,
+            number,
+            action,
+            lambda: self.legal_actions(state, seat),
+        )
 
     @abstractmethod
     def observe(self, state: S, viewer: Seat | None) -> O:
@@ -480,3 +468,39 @@ def load_wire(text: str, seat: Seat | None = None) -> Json:
 def _legacy_events(state: Any, number: int) -> tuple[Event, ...]:
     """LEGACY: the events of decision `number` from a state that still keeps its own log."""
     return tuple(e for e in getattr(state, "log", ()) if e.number == number)
+
+
+def check_answer(
+    rules: Rules[Any, Any, Any],
+    current: Decision | None,
+    seat: Seat,
+    number: int,
+    action: object,
+    space: Callable[[], ActionSpace[Any]],
+) -> None:
+    """Raise the right `ActionError` unless `seat` may play `action` at decision `number`.
+
+    `space` gives the seat's legal actions only once the cheaper checks have passed (the driver
+    passes its per-decision space, `Rules.check_answer` a fresh listing).
+    """
+    if current is None:
+        raise GameOver("the match is over", seat=seat, decision=number)
+    if number != current.number:
+        raise StaleDecision(
+            f"answer for decision {number}, but the current decision is {current.number}",
+            seat=seat,
+            decision=number,
+        )
+    if seat not in current.seats:
+        raise NotYourDecision(
+            f"seat {seat} is not deciding now (decision {current.number} is for seats "
+            f"{sorted(current.seats)})",
+            seat=seat,
+            decision=current.number,
+        )
+    if action not in space():
+        raise IllegalAction(
+            f"{rules.describe_action(action)} is not legal for seat {seat} now ({current.label})",
+            seat=seat,
+            decision=current.number,
+        )

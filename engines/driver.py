@@ -21,8 +21,19 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic
 
-from engines.api import A, ActionSpace, Decision, Event, Json, Outcome, Rules, S, Seat
-from engines.errors import GameOver, IllegalAction, NotYourDecision, StaleDecision
+from engines.api import (
+    A,
+    ActionSpace,
+    Decision,
+    Event,
+    Json,
+    Outcome,
+    Rules,
+    S,
+    Seat,
+    check_answer,
+)
+from engines.errors import GameOver, IllegalAction, NotYourDecision
 from engines.record import Record
 from engines.rng import HashRng
 
@@ -106,29 +117,7 @@ class MatchDriver(Generic[S, A]):
     # -- answers ------------------------------------------------------------------------------
     def check(self, seat: Seat, number: int, action: object) -> None:
         """Raise the right `ActionError` unless `seat` may play `action` at decision `number`."""
-        current = self._decision
-        if current is None:
-            raise GameOver("the match is over", seat=seat, decision=number)
-        if number != current.number:
-            raise StaleDecision(
-                f"answer for decision {number}, but the current decision is {current.number}",
-                seat=seat,
-                decision=number,
-            )
-        if seat not in current.seats:
-            raise NotYourDecision(
-                f"seat {seat} is not deciding now (decision {current.number} is for seats "
-                f"{sorted(current.seats)})",
-                seat=seat,
-                decision=current.number,
-            )
-        if action not in self.space(seat):
-            raise IllegalAction(
-                f"{self.rules.describe_action(action)} is not legal for seat {seat} now "
-                f"({current.label})",
-                seat=seat,
-                decision=current.number,
-            )
+        check_answer(self.rules, self._decision, seat, number, action, lambda: self.space(seat))
 
     def answer(self, seat: Seat, number: int, action: A) -> None:
         """Take `seat`'s answer to decision `number`, checked here and only here."""
