@@ -22,7 +22,7 @@ import engines
 from arena.referee import answers
 from arena.v1 import bot_pb2
 from engines import InvalidAction
-from engines.api import MAX_WIRE_CHARS
+from engines.action_json import MAX_WIRE_CHARS
 
 ROUNDS = 20_000
 

@@ -23,7 +23,7 @@ import engines
 from arena.referee import answers
 from arena.v1 import bot_pb2, common_pb2
 from engines import ActionError, HashRng, Rules
-from engines.api import MAX_WIRE_CHARS, MAX_WIRE_DEPTH, load_wire
+from engines.action_json import MAX_WIRE_CHARS, MAX_WIRE_DEPTH, load_wire
 from engines.driver import MatchDriver
 
 EXAMPLES = 2000
