@@ -1,4 +1,4 @@
-"""Each golden replay still plays out exactly as recorded."""
+"""Each golden playthrough still plays out exactly as recorded."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.golden import GOLDEN_DIR, golden_files, regenerate
+import engines
+from tests.golden import GOLDEN_DIR, golden_files, is_scripted, regenerate
 
 
 @pytest.mark.parametrize("path", golden_files(), ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -25,7 +26,11 @@ def test_golden_replay(path: Path) -> None:
 
 
 def test_every_game_has_goldens() -> None:
-    import engines
-
     games_with_goldens = {p.parent.name for p in golden_files()}
     assert set(engines.names()) <= games_with_goldens
+
+
+@pytest.mark.parametrize("game", engines.names())
+def test_every_game_has_scripted_and_full_goldens(game: str) -> None:
+    kinds = {is_scripted(p) for p in golden_files([game])}
+    assert kinds == {True, False}, f"{game} needs a scripted and a full golden; has {kinds}"
