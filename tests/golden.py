@@ -40,7 +40,17 @@ joint action in compact wire JSON, then `->` and the events it produced as `kind
 (a private event adds its audience: `seized[0,2]{..}`); a run of decisions played by a
 `random`/`default` command is one line listing their numbers and labels only (a long run, its
 range only), so that a change elsewhere in the rules does not show here; each `show` prints one
-line of `path=value`.
+line of `path=value`. For example (tests/goldens/hart/inspect_lying.txt):
+
+    3 inspect by 2: 2={"type":"inspect","seat":0} -> inspect{control="inspection",seat=0,..}
+    4 bribe by 0: 0={"type":"open"} -> no_deal{seat=0} open{..,penalty_due=11,penalty_paid=11,..}
+      public: money=[19,30,30] behind=[1,0,0]
+
+Writing one: put the header down with `show` lines, run `python -m tests.golden GAME`, read what
+the seats hold, then add the actions; a script that does not fit the match names its line. Reach
+a rule family by `default until LABEL` where default play gets there (it changes less than random
+play, so that another rule's change does not ripple into this golden), else `random until`.
+Unscripted play draws from `HashRng(seed, "golden-player:<decision>:<seat>")`.
 
 A header without a script is a *full* golden: a whole match (or `max_decisions: N` of it) played
 at random, one line per decision (the same form) ending in `#` and an 8-hex digest of every

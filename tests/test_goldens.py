@@ -14,7 +14,10 @@ from tests.golden import GOLDEN_DIR, golden_files, is_scripted, regenerate
 @pytest.mark.parametrize("path", golden_files(), ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_golden_replay(path: Path) -> None:
     expected = path.read_text()
-    actual = regenerate(path)
+    try:
+        actual = regenerate(path)
+    except ValueError as exc:  # a script line no longer fits the match: show which
+        pytest.fail(f"{path.relative_to(GOLDEN_DIR)}: {exc}")
     if actual != expected:
         diff = difflib.unified_diff(
             expected.splitlines(), actual.splitlines(), "recorded", "now", lineterm="", n=1
