@@ -35,7 +35,7 @@ typecheck: install  ## mypy --strict on engines/, arena/, workers/ (pyproject sk
 proto: install  ## regenerate the Python code of proto/ into arena/v1/
 	$(BIN)/python -m arena.protocol.protogen
 
-goldens: install  ## regenerate the golden replays under tests/goldens/
+goldens: install  ## regenerate the golden playthroughs under tests/goldens/ (format: tests/golden.py)
 	$(BIN)/python -m tests.golden
 
 bench: install  ## engine, referee and tournament benchmarks
