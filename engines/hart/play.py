@@ -8,7 +8,7 @@ automatically until the next decision is reached.
 
 from __future__ import annotations
 
-from engines.api import Seat
+from engines.api import Seat, Transition
 from engines.hart.actions import (
     Accept,
     Action,
@@ -49,7 +49,7 @@ from engines.hart.work import Work
 from engines.rng import Rng
 
 
-def new_match(seats: int, config: Config, rng: Rng) -> HartState:
+def new_match(seats: int, config: Config, rng: Rng) -> Transition[HartState]:
     """Shuffle, pick the first sheriff from the setup stream, deal 5 cards each, start turn 1."""
     deck = rng.shuffle(list(Bag.full_deck()))
     first = rng.below(seats)
@@ -65,13 +65,12 @@ def new_match(seats: int, config: Config, rng: Rng) -> HartState:
             players=(player,) * seats,
             deck=deck,
             discard=EMPTY,
-            last_seen=(-1,) * seats,
         )
     )
     w.emit("setup", first_sheriff=first, money=[p.money for p in w.players])
     begin_turn(w, rng)
     w.number = 0
-    return w.freeze()
+    return Transition(w.freeze(), tuple(w.events))
 
 
 # -- dealing and turns ----------------------------------------------------------------------------
@@ -344,11 +343,11 @@ def start_round(w: Work, first: Seat, rng: Rng) -> None:
     begin_turn(w, rng)
 
 
-def final_sale(state: HartState) -> HartState:
+def final_sale(state: HartState) -> Transition[HartState]:
     """Sell the kept goods at double value under the caps, kind by kind, and end the match."""
     w = Work(state)
     _final_sale(w)
-    return w.freeze()
+    return Transition(w.freeze(), tuple(w.events))
 
 
 def _final_sale(w: Work) -> None:

@@ -16,7 +16,17 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-from engines.api import ActionSpace, Decision, Json, ListedSpace, Option, Outcome, Rules, Seat
+from engines.api import (
+    ActionSpace,
+    Decision,
+    Json,
+    ListedSpace,
+    Option,
+    Outcome,
+    Rules,
+    Seat,
+    Transition,
+)
 from engines.hart import play, wire
 from engines.hart.actions import (
     Accept,
@@ -125,7 +135,7 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
     )
 
     # -- the rules ---------------------------------------------------------------------------
-    def setup(self, seats: int, options: Mapping[str, object], rng: Rng) -> HartState:
+    def start(self, seats: int, options: Mapping[str, object], rng: Rng) -> Transition[HartState]:
         """Deal, pick the first sheriff at random, and wait for the first packing."""
         self.check_seats(seats)
         return play.new_match(seats, Config.from_options(self.resolve_options(options)), rng)
@@ -179,22 +189,18 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
         may_counter = talk.count_by(seat) < state.config.max_offers and low <= high
         return _bargains(standing is not None, low, high, may_counter)
 
-    def _apply(
+    def step(
         self, state: HartState, decision: Decision, actions: Mapping[Seat, Action], rng: Rng
-    ) -> HartState:
+    ) -> Transition[HartState]:
+        """Apply the checked joint action of `decision`: the next state and its events."""
         work = Work(state)
         if state.phase is Phase.PACK:
             play.pack(work, {s: a for s, a in actions.items() if isinstance(a, Pack)})
         else:
             ((seat, action),) = actions.items()
             play.step(work, seat, action, rng)
-        seats, number = decision.seats, decision.number
-        seen = tuple([number if s in seats else n for s, n in enumerate(state.last_seen)])
-        oldest = min(min(seen), decision.number)
-        if work.log and work.log[0].number < oldest:  # nobody will be shown older ones
-            work.log = [e for e in work.log if e.number >= oldest]
-        work.last_seen, work.number = seen, decision.number + 1
-        return work.freeze()
+        work.number = decision.number + 1
+        return Transition(work.freeze(), tuple(work.events))
 
     def observe(self, state: HartState, viewer: Seat | None) -> dict[str, Json]:
         """The view of `viewer` (None = public), already in its JSON form."""

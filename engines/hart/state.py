@@ -6,8 +6,7 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from engines.api import Json, Seat
-from engines.events import Event
+from engines.api import Seat
 from engines.hart.goods import EMPTY, Bag, Good
 
 ROUNDS = 3
@@ -140,9 +139,6 @@ class HartState:
     """Seats still to act in a sequential phase (declare, keep), next first; the appointer."""
     last_sheriff: Seat | None = None
     """The sheriff of the last turn, while a round is being closed."""
-    log: tuple[Event, ...] = ()
-    last_seen: tuple[int, ...] = ()
-    """Per seat, the number of the last decision it answered (-1 before its first)."""
 
     @property
     def seats(self) -> int:
@@ -163,10 +159,6 @@ class HartState:
         players = list(self.players)
         players[seat] = replace(players[seat], **changes)  # type: ignore[arg-type]
         return replace(self, players=tuple(players))
-
-    def emit(self, kind: str, audience: tuple[Seat, ...] | None = None, **data: Json) -> HartState:
-        """This state with one more event, produced by the current decision."""
-        return replace(self, log=(*self.log, Event.make(self.number, kind, audience, **data)))
 
     def clockwise(self, start: Seat) -> tuple[Seat, ...]:
         """Every seat once, clockwise, starting at `start`."""

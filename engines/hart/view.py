@@ -7,7 +7,6 @@ from dataclasses import replace
 from typing import TypeVar
 
 from engines.api import Json, Seat
-from engines.events import Event, visible
 from engines.hart.goods import GOODS, SALE_CAPS, Bag
 from engines.hart.state import ROUNDS, HartState, Phase, Player
 from engines.rng import Rng
@@ -51,19 +50,11 @@ def _player(p: Player, seat: Seat) -> dict[str, Json]:
     }
 
 
-def _event(event: Event) -> dict[str, Json]:
-    """An event's wire form with its lists copied, so no caller can reach into the state's log."""
-    out: dict[str, Json] = {"number": event.number, "kind": event.kind}
-    for key, value in event.data:  # event data is flat: scalars and lists of scalars
-        out[key] = list(value) if isinstance(value, list) else value
-    return out
-
-
 def observe(state: HartState, viewer: Seat | None) -> dict[str, Json]:
     """The view of `viewer` in its wire form (documented in `engines.hart.wire`), built fresh.
 
-    Everything public, plus the viewer's own cards and the events it may see since it last
-    decided; the public view (viewer None) has no cards and the events of the last decision.
+    Everything public, plus the viewer's own cards; the public view (viewer None) has no cards.
+    The events are not part of it: the match driver adds them.
     """
     config = state.config
     bribe: Json = None
@@ -86,7 +77,6 @@ def observe(state: HartState, viewer: Seat | None) -> dict[str, Json]:
             "behind": own.behind.names(),
             "under": own.under.names(),
         }
-    since = state.last_seen[viewer] if viewer is not None else state.number - 1
     return {
         "viewer": viewer,
         "phase": state.phase.value,
@@ -109,7 +99,6 @@ def observe(state: HartState, viewer: Seat | None) -> dict[str, Json]:
         "players": [_player(p, seat) for seat, p in enumerate(state.players)],
         "bribe": bribe,
         "me": me,
-        "events": [_event(e) for e in visible(state.log, viewer, since)],
     }
 
 
@@ -117,7 +106,7 @@ def scramble(state: HartState, viewer: Seat | None, rng: Rng) -> HartState:
     """Re-deal every card `viewer` cannot see (other hands, suitcases, piles; the deck order).
 
     Sizes stay as they were, so every public count is kept. Past events are not re-dealt: they
-    are what the viewer saw, and they live in the log, not in the card zones.
+    are what the viewer saw, and the match driver keeps them outside the state.
     """
     others = [s for s in range(state.seats) if s != viewer]
     hidden = Bag.of(state.deck)
