@@ -7,32 +7,12 @@ from dataclasses import replace
 from typing import TypeVar
 
 from engines.api import Json, Seat
-from engines.hart.goods import GOODS, SALE_CAPS, Bag
-from engines.hart.state import ROUNDS, HartState, Phase, Player
+from engines.hart.data import GOODS, NAMES, ROUNDS, SALE_CAPS
+from engines.hart.legal import acting
+from engines.hart.state import Bag, HartState, Player
 from engines.rng import Rng
 
 T = TypeVar("T")
-
-_NAMES: tuple[str, ...] = tuple(good.value for good in GOODS)
-
-
-def acting(state: HartState) -> tuple[Seat, ...]:
-    """The seats that must answer now, sorted."""
-    phase = state.phase
-    if phase is Phase.OVER:
-        return ()
-    if phase is Phase.PACK:
-        return tuple(sorted(state.traders))
-    if phase in (Phase.DECLARE, Phase.KEEP, Phase.APPOINT):
-        return state.queue[:1]
-    if phase is Phase.BRIBE:
-        talk = state.negotiation
-        assert talk is not None
-        last = talk.last()
-        if last is None or last[0] == state.sheriff:
-            return (talk.seat,)
-        return (state.sheriff,)
-    return (state.sheriff,)
 
 
 def _player(p: Player, seat: Seat) -> dict[str, Json]:
@@ -89,8 +69,8 @@ def observe(state: HartState, viewer: Seat | None) -> dict[str, Json]:
         "traders": list(state.traders),
         "selected": list(state.selected),
         "deck": len(state.deck),
-        "discard": dict(zip(_NAMES, state.discard.counts, strict=True)),
-        "sale_caps": dict(zip(_NAMES, SALE_CAPS[state.seats], strict=True)),
+        "discard": dict(zip(NAMES, state.discard.counts, strict=True)),
+        "sale_caps": dict(zip(NAMES, SALE_CAPS[state.seats], strict=True)),
         "options": {
             "strict_count": config.strict_count,
             "next_sheriff_tie": config.tie_rule.value,

@@ -2,14 +2,15 @@
 
 `dataclasses.replace` on a 16-field state for every small change cost about half of a decision.
 A step instead copies the state into a `Work` once, edits it in place (players are copied on
-first write), and `freeze` builds the next immutable `HartState`. A `Work` never escapes `play`.
+first write), collects the step's events with `emit`, and `freeze` builds the next immutable
+`HartState`. A `Work` never escapes `HartRules.step` (or `turns.start_match`).
 """
 
 from __future__ import annotations
 
 from engines.api import Event, Json, Seat
-from engines.hart.goods import Bag, Good
-from engines.hart.state import Config, Declaration, HartState, Negotiation, Phase, Player
+from engines.hart.data import Good
+from engines.hart.state import Bag, Config, Declaration, HartState, Negotiation, Phase, Player
 
 
 class PlayerWork:

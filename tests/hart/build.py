@@ -9,8 +9,8 @@ from engines import HashRng, IllegalAction, Transition
 from engines.driver import MatchDriver
 from engines.hart import HartRules
 from engines.hart.actions import Action, Declare, Pack
-from engines.hart.goods import Bag, Good
-from engines.hart.state import HartState, Phase
+from engines.hart.data import Good
+from engines.hart.state import Bag, HartState, Phase
 
 RULES = HartRules()
 J, M, S = Good.JUG, Good.MARACAS, Good.SOMBRERO

@@ -8,8 +8,7 @@ import pytest
 
 from engines import Event, IllegalAction
 from engines.hart.actions import Accept, Inspect, Offer, Open, Pass, Seize
-from engines.hart.goods import Bag
-from engines.hart.state import Phase
+from engines.hart.state import Bag, Phase
 from tests.hart.build import (
     RULES,
     C,

@@ -7,11 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from engines import HashRng
+from engines import Event, HashRng
 from engines.driver import MatchDriver
-from engines.events import Event
-from engines.hart.goods import Bag
-from engines.hart.state import HartState
+from engines.hart.state import Bag, HartState
 from tests.engines.conformance import Tally, play_checked
 from tests.hart.build import RULES
 

@@ -22,7 +22,7 @@ from engines.hart.actions import (
     Pass,
     Seize,
 )
-from engines.hart.goods import Bag
+from engines.hart.state import Bag
 from tests.hart.build import RULES, C, J, S, X
 
 EXAMPLES = [
