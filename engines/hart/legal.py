@@ -1,4 +1,12 @@
-"""Who decides now and their legal actions, per decision label (the `ActionSpace` builders)."""
+"""Who decides now and their legal actions, per decision label (the `ActionSpace` builders).
+
+The match driver asks for a seat's legal actions once per decision. Three builders are still
+memoized, on the card counts they depend on, because the same hand, suitcase or pile recurs across
+decisions and matches and building its space (every sub-multiset as a hashed action) is dear.
+Measured over 30 random matches per seat count (22,404 decisions, `bench/engines.py` play, on a
+machine where a decision then cost ~50 us): each comment gives the hit rate, the build cost and
+the time saved per decision. The other builders saved under 1 us per decision and are not cached.
+"""
 
 from __future__ import annotations
 
@@ -68,6 +76,8 @@ def legal_actions(state: HartState, seat: Seat) -> ActionSpace[Action]:
     return appointments(state.seats, (state.last_sheriff + 1) % state.seats)
 
 
+# 96% hits on 235 hands; a build costs ~137 us: saves ~39 us per decision (dropping it made
+# Hart ~45% slower).
 @functools.lru_cache(maxsize=1024)
 def packings(hand: tuple[int, ...]) -> ListedSpace[Action]:
     """1-5 cards of the hand; the default is one card of the cheapest kind held."""
@@ -77,6 +87,7 @@ def packings(hand: tuple[int, ...]) -> ListedSpace[Action]:
 _DECLARATIONS = tuple(Declare(n, g) for n in range(1, MAX_PACK + 1) for g in LEGAL_GOODS)
 
 
+# 95% hits on 354 suitcases; a build costs ~11 us: saves ~3 us per decision.
 @functools.lru_cache(maxsize=1024)
 def declarations(suitcase: tuple[int, ...]) -> ListedSpace[Action]:
     """Any count 1-5 of any legal good; the default names the suitcase's size and first kind."""
@@ -86,7 +97,6 @@ def declarations(suitcase: tuple[int, ...]) -> ListedSpace[Action]:
     return ListedSpace(_DECLARATIONS, default_index=_DECLARATIONS.index(honest_looking))
 
 
-@functools.lru_cache(maxsize=1024)
 def targets(kind: type[Inspect] | type[Seize], seats: tuple[int, ...]) -> ListedSpace[Action]:
     """Nobody (the default), or one of `seats`: an inspection, extra control or seizure."""
     return ListedSpace((Pass(), *(kind(s) for s in seats)))
@@ -115,7 +125,6 @@ def _amount_of(action: object) -> int | None:
     return action.amount if isinstance(action, Offer) else None
 
 
-@functools.lru_cache(maxsize=4096)
 def bargains(standing: bool, low: int, high: int, may_counter: bool) -> MixedSpace[Action]:
     """Open, accept (when a proposal stands), and offers low..high (when a counter is allowed)."""
     listed: tuple[Action, ...] = (Open(), Accept()) if standing else (Open(),)
@@ -125,13 +134,13 @@ def bargains(standing: bool, low: int, high: int, may_counter: bool) -> MixedSpa
     return MixedSpace(listed, ranges, dump=dump_action)
 
 
+# 14% hits, but a build costs ~124 us (up to 84 sub-multisets): saves ~1.2 us per decision.
 @functools.lru_cache(maxsize=4096)
 def keepings(behind: tuple[int, ...]) -> ListedSpace[Action]:
     """0-3 cards from behind the suitcase; the default keeps nothing."""
     return ListedSpace(tuple(Keep(b) for b in Bag(behind).sub_bags(0, KEEP_PER_ROUND)))
 
 
-@functools.lru_cache(maxsize=64)
 def appointments(seats: int, default: int) -> ListedSpace[Action]:
     """Any seat as next round's first sheriff; the default is `default`."""
     return ListedSpace(tuple(Appoint(s) for s in range(seats)), default_index=default)
