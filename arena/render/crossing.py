@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arena.render import Paint
-from engines import Decision, Json, Rules
+from engines import Decision, Event, Json, Rules
 from engines.crossing.data import Board, Kind
 from engines.crossing.state import CrossingState
 
@@ -138,8 +138,13 @@ def step_lines(
     joint: Mapping[int, Any],
     after: CrossingState,
     paint: Paint,
+    produced: Sequence[Event] = (),
 ) -> list[str]:
-    """The log lines of one decision: the choices made, what followed, and the board."""
+    """The log lines of one decision: the choices made, what followed, and the board.
+
+    `produced` (the decision's events, `Move.events`) is not read yet: this log tells what the
+    public view shows.
+    """
     acts = []
     board = after.board
     for seat, action in sorted(joint.items()):

@@ -7,11 +7,10 @@ holds, what was seized or kept) are added dimmed, so a log of bots shows who blu
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from engines import Decision, Rules
-from engines.events import Event
+from engines import Decision, Event, Rules
 from engines.hart.actions import Pack
 from engines.hart.state import HartState
 
@@ -145,14 +144,14 @@ def step_lines(
     joint: Mapping[int, Any],
     after: HartState,
     paint: Any,
+    events: Sequence[Event] = (),
 ) -> list[str]:
-    """The log lines of one decision of Hart an der Grenze."""
+    """The log lines of one decision of Hart an der Grenze, told from the events it produced."""
     teller = _Teller(before, after, paint)
     lines: list[str] = []
-    if decision.number == 0:  # the deal and the first turn happened at setup
-        for event in before.log:
-            if event.number < 0:
-                lines.extend(teller.lines(event))
+    if decision.number == 0:  # the first turn began at setup, whose events no decision reports
+        opening = {"round": before.round + 1, "turn": before.turn + 1, "sheriff": before.sheriff}
+        lines.extend(teller._turn(opening))
     if decision.label == "pack":
         parts = []
         for seat, action in sorted(joint.items()):
@@ -160,9 +159,8 @@ def step_lines(
                 secret = paint.dim(f"({_goods(action.goods.names())})")
                 parts.append(f"{paint.seat(seat)} {len(action.goods)} {secret}")
         lines.append("  packs: " + ", ".join(parts))
-    for event in after.log:
-        if event.number == decision.number:
-            lines.extend(teller.lines(event))
+    for event in events:
+        lines.extend(teller.lines(event))
     return lines
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engines.hart.goods import Bag, Good
+from engines.hart.data import Good
+from engines.hart.state import Bag
 
 
 @dataclass(frozen=True, slots=True)

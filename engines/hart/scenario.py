@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from engines.errors import EngineError
-from engines.hart.goods import GOOD_BY_NAME, GOODS, Bag, Good
+from engines.hart.data import GOOD_BY_NAME, GOODS, HAND_SIZE, ROUNDS, Good
 from engines.hart.rules import HartRules
-from engines.hart.state import HAND_SIZE, ROUNDS, HartState, Phase
+from engines.hart.state import Bag, HartState, Phase
 from engines.rng import HashRng
 
 

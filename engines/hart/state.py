@@ -1,22 +1,104 @@
-"""The state of a Hart an der Grenze match: immutable values, replaced wholesale at every step."""
+"""The state of a Hart an der Grenze match: frozen values (cards as `Bag`s), rebuilt each step."""
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from engines.api import Json, Seat
-from engines.events import Event
-from engines.hart.goods import EMPTY, Bag, Good
+from engines.hart.data import CARDS, GOODS, INDEX, NAMES, START_MONEY, Good
 
-ROUNDS = 3
-HAND_SIZE = 5
-MAX_PACK = 5
-KEEP_PER_ROUND = 3
-START_MONEY = 30
-EXTRA_CONTROL_SEATS = 5
-"""Extra control tokens are in play only with this many seats or more."""
+
+@dataclass(frozen=True, slots=True)
+class Bag:
+    """A multiset of goods cards: how many of each kind, in `GOODS` order."""
+
+    counts: tuple[int, ...] = (0, 0, 0, 0, 0, 0)
+
+    @staticmethod
+    def of(goods: Iterable[Good]) -> Bag:
+        """The bag holding exactly `goods`."""
+        counts = [0] * len(GOODS)
+        for good in goods:
+            counts[INDEX[good]] += 1
+        return Bag(tuple(counts))
+
+    @staticmethod
+    def full_deck() -> Bag:
+        """All 139 cards."""
+        return Bag(tuple(CARDS[good].count for good in GOODS))
+
+    def __len__(self) -> int:
+        return sum(self.counts)
+
+    def __iter__(self) -> Iterator[Good]:
+        """The cards, cheapest kind first."""
+        return iter([good for good, n in zip(GOODS, self.counts, strict=True) for _ in range(n)])
+
+    # The arithmetic is unrolled over the six kinds: it runs several times per decision.
+    def __add__(self, other: Bag) -> Bag:
+        a0, a1, a2, a3, a4, a5 = self.counts
+        b0, b1, b2, b3, b4, b5 = other.counts
+        return Bag((a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5))
+
+    def __sub__(self, other: Bag) -> Bag:
+        a0, a1, a2, a3, a4, a5 = self.counts
+        b0, b1, b2, b3, b4, b5 = other.counts
+        left = (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5)
+        if min(left) < 0:
+            raise ValueError(f"cannot take {other} out of {self}")
+        return Bag(left)
+
+    def __le__(self, other: Bag) -> bool:
+        """Whether this bag is a sub-multiset of `other`."""
+        a0, a1, a2, a3, a4, a5 = self.counts
+        b0, b1, b2, b3, b4, b5 = other.counts
+        return a0 <= b0 and a1 <= b1 and a2 <= b2 and a3 <= b3 and a4 <= b4 and a5 <= b5
+
+    def __str__(self) -> str:
+        parts = [f"{n} {good.value}" for good, n in zip(GOODS, self.counts, strict=True) if n]
+        return ", ".join(parts) or "nothing"
+
+    def count(self, good: Good) -> int:
+        """How many cards of `good` the bag holds."""
+        return self.counts[INDEX[good]]
+
+    def names(self) -> list[Json]:
+        """The wire form: one lower-case name per card, cheapest kind first."""
+        return [name for name, n in zip(NAMES, self.counts, strict=True) for _ in range(n)]
+
+    def value(self) -> int:
+        """The printed sale value of every card."""
+        return sum(n * CARDS[good].value for good, n in zip(GOODS, self.counts, strict=True))
+
+    def penalty(self) -> int:
+        """The printed penalty (or compensation) of every card."""
+        return sum(n * CARDS[good].penalty for good, n in zip(GOODS, self.counts, strict=True))
+
+    def first(self) -> Good | None:
+        """The cheapest kind present, or None for an empty bag."""
+        return next(iter(self), None)
+
+    def sub_bags(self, low: int, high: int) -> tuple[Bag, ...]:
+        """Every distinct sub-multiset with `low`..`high` cards, smaller first, then by kind."""
+        counts = self.counts
+        found: list[tuple[int, tuple[int, ...]]] = []
+
+        def walk(kind: int, chosen: tuple[int, ...], size: int) -> None:
+            if kind == len(counts):
+                if low <= size:
+                    found.append((size, chosen))
+                return
+            for take in range(min(counts[kind], high - size), -1, -1):
+                walk(kind + 1, (*chosen, take), size + take)
+
+        walk(0, (), 0)
+        found.sort(key=lambda item: item[0])
+        return tuple(Bag(chosen) for _, chosen in found)
+
+
+EMPTY = Bag()
 
 
 class Phase(enum.Enum):
@@ -140,9 +222,6 @@ class HartState:
     """Seats still to act in a sequential phase (declare, keep), next first; the appointer."""
     last_sheriff: Seat | None = None
     """The sheriff of the last turn, while a round is being closed."""
-    log: tuple[Event, ...] = ()
-    last_seen: tuple[int, ...] = ()
-    """Per seat, the number of the last decision it answered (-1 before its first)."""
 
     @property
     def seats(self) -> int:
@@ -163,10 +242,6 @@ class HartState:
         players = list(self.players)
         players[seat] = replace(players[seat], **changes)  # type: ignore[arg-type]
         return replace(self, players=tuple(players))
-
-    def emit(self, kind: str, audience: tuple[Seat, ...] | None = None, **data: Json) -> HartState:
-        """This state with one more event, produced by the current decision."""
-        return replace(self, log=(*self.log, Event.make(self.number, kind, audience, **data)))
 
     def clockwise(self, start: Seat) -> tuple[Seat, ...]:
         """Every seat once, clockwise, starting at `start`."""

@@ -7,33 +7,12 @@ from dataclasses import replace
 from typing import TypeVar
 
 from engines.api import Json, Seat
-from engines.events import Event, visible
-from engines.hart.goods import GOODS, SALE_CAPS, Bag
-from engines.hart.state import ROUNDS, HartState, Phase, Player
+from engines.hart.data import GOODS, NAMES, ROUNDS, SALE_CAPS
+from engines.hart.legal import acting
+from engines.hart.state import Bag, HartState, Player
 from engines.rng import Rng
 
 T = TypeVar("T")
-
-_NAMES: tuple[str, ...] = tuple(good.value for good in GOODS)
-
-
-def acting(state: HartState) -> tuple[Seat, ...]:
-    """The seats that must answer now, sorted."""
-    phase = state.phase
-    if phase is Phase.OVER:
-        return ()
-    if phase is Phase.PACK:
-        return tuple(sorted(state.traders))
-    if phase in (Phase.DECLARE, Phase.KEEP, Phase.APPOINT):
-        return state.queue[:1]
-    if phase is Phase.BRIBE:
-        talk = state.negotiation
-        assert talk is not None
-        last = talk.last()
-        if last is None or last[0] == state.sheriff:
-            return (talk.seat,)
-        return (state.sheriff,)
-    return (state.sheriff,)
 
 
 def _player(p: Player, seat: Seat) -> dict[str, Json]:
@@ -51,19 +30,11 @@ def _player(p: Player, seat: Seat) -> dict[str, Json]:
     }
 
 
-def _event(event: Event) -> dict[str, Json]:
-    """An event's wire form with its lists copied, so no caller can reach into the state's log."""
-    out: dict[str, Json] = {"number": event.number, "kind": event.kind}
-    for key, value in event.data:  # event data is flat: scalars and lists of scalars
-        out[key] = list(value) if isinstance(value, list) else value
-    return out
-
-
 def observe(state: HartState, viewer: Seat | None) -> dict[str, Json]:
     """The view of `viewer` in its wire form (documented in `engines.hart.wire`), built fresh.
 
-    Everything public, plus the viewer's own cards and the events it may see since it last
-    decided; the public view (viewer None) has no cards and the events of the last decision.
+    Everything public, plus the viewer's own cards; the public view (viewer None) has no cards.
+    The events are not part of it: the match driver adds them.
     """
     config = state.config
     bribe: Json = None
@@ -86,7 +57,6 @@ def observe(state: HartState, viewer: Seat | None) -> dict[str, Json]:
             "behind": own.behind.names(),
             "under": own.under.names(),
         }
-    since = state.last_seen[viewer] if viewer is not None else state.number - 1
     return {
         "viewer": viewer,
         "phase": state.phase.value,
@@ -99,8 +69,8 @@ def observe(state: HartState, viewer: Seat | None) -> dict[str, Json]:
         "traders": list(state.traders),
         "selected": list(state.selected),
         "deck": len(state.deck),
-        "discard": dict(zip(_NAMES, state.discard.counts, strict=True)),
-        "sale_caps": dict(zip(_NAMES, SALE_CAPS[state.seats], strict=True)),
+        "discard": dict(zip(NAMES, state.discard.counts, strict=True)),
+        "sale_caps": dict(zip(NAMES, SALE_CAPS[state.seats], strict=True)),
         "options": {
             "strict_count": config.strict_count,
             "next_sheriff_tie": config.tie_rule.value,
@@ -109,7 +79,6 @@ def observe(state: HartState, viewer: Seat | None) -> dict[str, Json]:
         "players": [_player(p, seat) for seat, p in enumerate(state.players)],
         "bribe": bribe,
         "me": me,
-        "events": [_event(e) for e in visible(state.log, viewer, since)],
     }
 
 
@@ -117,7 +86,7 @@ def scramble(state: HartState, viewer: Seat | None, rng: Rng) -> HartState:
     """Re-deal every card `viewer` cannot see (other hands, suitcases, piles; the deck order).
 
     Sizes stay as they were, so every public count is kept. Past events are not re-dealt: they
-    are what the viewer saw, and they live in the log, not in the card zones.
+    are what the viewer saw, and the match driver keeps them outside the state.
     """
     others = [s for s in range(state.seats) if s != viewer]
     hidden = Bag.of(state.deck)

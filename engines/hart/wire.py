@@ -46,7 +46,8 @@ Observation (`observe` builds it in this form; `dump_observation` returns it as 
     bribe             bribe | null     the negotiation under way
     me                secrets | null   the viewer's own cards; null in the public view
     events            [event]          what the viewer may see since it last decided (public view:
-                                       the events of the last decision)
+                                       the events of the last decision); added by the match
+                                       driver from the events `step` returns
 
     player  = {"seat": int, "money": int, "hand": int, "suitcase": int,
                "declaration": {"count": int, "good": good} | null, "behind": int, "under": int,
@@ -110,7 +111,8 @@ from engines.hart.actions import (
     Pass,
     Seize,
 )
-from engines.hart.goods import GOOD_BY_NAME, Bag, Good
+from engines.hart.data import GOOD_BY_NAME, Good
+from engines.hart.state import Bag
 
 _FIELDS: dict[str, tuple[str, ...]] = {
     "pack": ("goods",),

@@ -2,15 +2,15 @@
 
 `dataclasses.replace` on a 16-field state for every small change cost about half of a decision.
 A step instead copies the state into a `Work` once, edits it in place (players are copied on
-first write), and `freeze` builds the next immutable `HartState`. A `Work` never escapes `play`.
+first write), collects the step's events with `emit`, and `freeze` builds the next immutable
+`HartState`. A `Work` never escapes `HartRules.step` (or `turns.start_match`).
 """
 
 from __future__ import annotations
 
-from engines.api import Json, Seat
-from engines.events import Event
-from engines.hart.goods import Bag, Good
-from engines.hart.state import Config, Declaration, HartState, Negotiation, Phase, Player
+from engines.api import Event, Json, Seat
+from engines.hart.data import Good
+from engines.hart.state import Bag, Config, Declaration, HartState, Negotiation, Phase, Player
 
 
 class PlayerWork:
@@ -59,9 +59,8 @@ class Work:
         "config",
         "deck",
         "discard",
-        "last_seen",
+        "events",
         "last_sheriff",
-        "log",
         "negotiation",
         "number",
         "phase",
@@ -91,8 +90,8 @@ class Work:
         self.negotiation: Negotiation | None = state.negotiation
         self.queue: tuple[Seat, ...] = state.queue
         self.last_sheriff: Seat | None = state.last_sheriff
-        self.log: list[Event] = list(state.log)
-        self.last_seen: tuple[int, ...] = state.last_seen
+        self.events: list[Event] = []
+        """The events of this step, numbered by the decision being applied (-1 at setup)."""
 
     @property
     def seats(self) -> int:
@@ -119,8 +118,8 @@ class Work:
         return work
 
     def emit(self, kind: str, audience: tuple[Seat, ...] | None = None, **data: Json) -> None:
-        """Log one more event, produced by the current decision."""
-        self.log.append(Event.make(self.number, kind, audience, **data))
+        """Report one more event of this step, seen by `audience` (None = everyone)."""
+        self.events.append(Event.make(self.number, kind, audience, **data))
 
     def clockwise(self, start: Seat) -> tuple[Seat, ...]:
         """Every seat once, clockwise, starting at `start`."""
@@ -144,8 +143,6 @@ class Work:
             negotiation=self.negotiation,
             queue=self.queue,
             last_sheriff=self.last_sheriff,
-            log=tuple(self.log),
-            last_seen=self.last_seen,
         )
 
 

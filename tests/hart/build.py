@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from engines import HashRng
+from engines import HashRng, IllegalAction, Transition
 from engines.driver import MatchDriver
-from engines.events import Event
 from engines.hart import HartRules
 from engines.hart.actions import Action, Declare, Pack
-from engines.hart.goods import Bag, Good
-from engines.hart.state import HartState, Phase
+from engines.hart.data import Good
+from engines.hart.state import Bag, HartState, Phase
 
 RULES = HartRules()
 J, M, S = Good.JUG, Good.MARACAS, Good.SOMBRERO
@@ -54,21 +53,39 @@ def at_pack(
         sheriff=sheriff,
         traders=traders,
         phase=Phase.PACK,
-        log=(),
     )
+
+
+def played(
+    state: HartState, joint: Mapping[int, Action], rng_seed: int = 0
+) -> Transition[HartState]:
+    """Apply one joint action through the full legality checks: the next state and its events."""
+    decision = RULES.decision(state)
+    assert decision is not None, "the match is over"
+    for seat, action in joint.items():
+        RULES.check_answer(state, seat, decision.number, action)
+    missing = sorted(decision.seats - set(joint))
+    if missing:
+        raise IllegalAction(f"seat(s) {missing} must answer", seat=missing[0])
+    return RULES.step(state, decision, dict(joint), HashRng(rng_seed, f"test:{state.number}"))
 
 
 def act(state: HartState, joint: Mapping[int, Action], rng_seed: int = 0) -> HartState:
     """Apply one joint action through the full legality checks."""
-    return RULES.apply(state, dict(joint), HashRng(rng_seed, f"test:{state.number}"))
+    return played(state, joint, rng_seed).state
+
+
+def solo_played(state: HartState, action: Action) -> Transition[HartState]:
+    """Apply the action of the single seat deciding now: the next state and its events."""
+    decision = RULES.decision(state)
+    assert decision is not None and len(decision.seats) == 1, decision
+    (seat,) = decision.seats
+    return played(state, {seat: action})
 
 
 def solo(state: HartState, action: Action) -> HartState:
     """Apply the action of the single seat deciding now."""
-    decision = RULES.decision(state)
-    assert decision is not None and len(decision.seats) == 1, decision
-    (seat,) = decision.seats
-    return act(state, {seat: action})
+    return solo_played(state, action).state
 
 
 def pack_and_declare(
@@ -95,8 +112,3 @@ def pack_and_declare(
             action = RULES.legal_actions(state, seat).default()
         state = solo(state, action)
     return state
-
-
-def new_events(before: HartState, after: HartState) -> list[Event]:
-    """The events produced by the decision that led from `before` to `after`."""
-    return [e for e in after.log if e.number >= before.number]

@@ -8,12 +8,12 @@ from dataclasses import replace
 
 import pytest
 
-from engines import HashRng
+from engines import Event, HashRng, Transition
 from engines.driver import MatchDriver
-from engines.hart import play
+from engines.hart import scoring
 from engines.hart.actions import Appoint, Keep, Pass
-from engines.hart.goods import EMPTY, Bag
-from engines.hart.state import HartState, Phase
+from engines.hart.state import EMPTY, Bag, HartState, Phase
+from engines.hart.work import Work
 from tests.hart.build import (
     RULES,
     C,
@@ -23,23 +23,23 @@ from tests.hart.build import (
     T,
     X,
     at_pack,
-    new_events,
     pack_and_declare,
     solo,
+    solo_played,
 )
 
 
 def random_events(seats: int, seed: int, options: dict | None = None) -> list:
-    """Every event of one random match, in order."""
+    """Every event of one random match, in order: the setup's, then each decision's."""
     driver = MatchDriver(RULES, seats, options or {}, seed)
+    out = list(RULES.start(seats, driver.options, HashRng.for_setup(seed)).events)
     state = driver.state
-    out = list(state.log)
     while (decision := RULES.decision(state)) is not None:
         rng = HashRng(seed, f"test-player:{decision.number}")
         joint = {s: RULES.legal_actions(state, s).sample(rng) for s in decision.seats}
-        after = driver.play(joint).after
-        out.extend(new_events(state, after))
-        state = after
+        move = driver.play(joint)
+        out.extend(move.events)
+        state = move.after
     return out
 
 
@@ -72,11 +72,26 @@ def test_setup_deals_five_cards_and_thirty_dollars() -> None:
     assert not any(p.extra_control_token for p in MatchDriver(RULES, 4, {}, 3).state.players)
 
 
+def final_sale(state: HartState) -> Transition[HartState]:
+    """The end-of-game sale applied to `state`, with its events."""
+    w = Work(state)
+    scoring.final_sale(w)
+    return Transition(w.freeze(), tuple(w.events))
+
+
 def end_of_turn(state: HartState) -> HartState:
     """Pass through the inspection and the tokens."""
+    return end_of_turn_events(state)[0]
+
+
+def end_of_turn_events(state: HartState) -> tuple[HartState, list[Event]]:
+    """Pass through the inspection and the tokens: the state after, and the events on the way."""
+    events: list[Event] = []
     while state.phase in (Phase.INSPECT, Phase.EXTRA_CONTROL, Phase.SEIZE):
-        state = solo(state, Pass())
-    return state
+        step = solo_played(state, Pass())
+        state = step.state
+        events.extend(step.events)
+    return state, events
 
 
 def test_refill_reshuffles_the_discard_pile() -> None:  # edge case 9, H10
@@ -84,9 +99,8 @@ def test_refill_reshuffles_the_discard_pile() -> None:  # edge case 9, H10
     pile = list(state.deck)
     state = replace(state, deck=tuple(pile[:4]), discard=Bag.of(pile[4:]))
     state = pack_and_declare(state, {1: [J] * 5, 2: [M] * 5, 3: [S] * 5}, {})
-    before = state
-    state = end_of_turn(state)
-    kinds = [e.kind for e in new_events(before, state)]
+    state, events = end_of_turn_events(state)
+    kinds = [e.kind for e in events]
     assert "reshuffle" in kinds
     assert [len(p.hand) for p in state.players] == [5, 5, 5, 5]
     assert state.total_cards() == Bag.full_deck()
@@ -168,7 +182,7 @@ def test_final_sale_and_shared_win() -> None:  # edge case 13
     players[1] = replace(players[1], money=34, under=EMPTY, hand=EMPTY)
     players[2] = replace(players[2], money=58, under=EMPTY)
     players[3] = replace(players[3], money=20, under=Bag.of([C] * 5))
-    state = play.final_sale(replace(state, players=tuple(players)))
+    state = final_sale(replace(state, players=tuple(players))).state
     assert state.phase is Phase.OVER
     # 2 statues at 24 = 48; the hand's statues are worth nothing; 4 of 5 cigars sell (cap 4)
     assert [p.money for p in state.players] == [58, 34, 58, 20 + 4 * 14]
@@ -178,7 +192,7 @@ def test_final_sale_and_shared_win() -> None:  # edge case 13
 
 
 def test_tied_winners_share_rank_one() -> None:  # edge case 13
-    state = play.final_sale(at_pack(3, 0, money={0: 40, 1: 40, 2: 12}))
+    state = final_sale(at_pack(3, 0, money={0: 40, 1: 40, 2: 12})).state
     outcome = RULES.outcome(state)
     assert outcome is not None and outcome.ranks == (1, 1, 3)
     assert outcome.scores == (40.0, 40.0, 12.0)
@@ -199,11 +213,11 @@ def with_under(seats: int, under: dict[int, list]) -> HartState:
 
 
 def test_worked_examples_2_to_4_through_the_engine() -> None:
-    jugs = play.final_sale(with_under(4, {0: [J] * 3, 1: [J] * 2, 2: [J]}))
+    jugs = final_sale(with_under(4, {0: [J] * 3, 1: [J] * 2, 2: [J]})).state
     assert [p.money for p in jugs.players] == [12, 8, 4, 0]
-    tequila = play.final_sale(with_under(6, {0: [T] * 6, 1: [T] * 4, 2: [T] * 2, 3: [T] * 2}))
+    tequila = final_sale(with_under(6, {0: [T] * 6, 1: [T] * 4, 2: [T] * 2, 3: [T] * 2})).state
     assert [p.money for p in tequila.players] == [90, 0, 0, 0, 0, 0]
-    cigars = play.final_sale(with_under(4, {0: [C, C], 1: [C], 2: [C], 3: [C]}))
-    assert [p.money for p in cigars.players] == [28, 9, 9, 9]
-    (sale,) = [dict(e.data) for e in cigars.log if e.kind == "final_sale"]
+    cigars = final_sale(with_under(4, {0: [C, C], 1: [C], 2: [C], 3: [C]}))
+    assert [p.money for p in cigars.state.players] == [28, 9, 9, 9]
+    (sale,) = [dict(e.data) for e in cigars.events if e.kind == "final_sale"]
     assert sale == {"good": "cigar", "cap": 4, "held": [2, 1, 1, 1], "incomes": [28, 9, 9, 9]}

@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engines.hart.goods import (
-    CARDS,
-    DECK_SIZE,
-    GOODS,
-    LEGAL_GOODS,
-    SALE_CAPS,
-    Bag,
-    Good,
-    double_sale,
-    split_by_declaration,
-)
+from engines.hart.data import CARDS, DECK_SIZE, GOODS, LEGAL_GOODS, SALE_CAPS, Good
+from engines.hart.inspection import split_by_declaration
+from engines.hart.scoring import double_sale
+from engines.hart.state import Bag
 
 J, M, S, C = Good.JUG, Good.MARACAS, Good.SOMBRERO, Good.CIGAR
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
-from engines import IllegalAction
+from engines import Event, IllegalAction
 from engines.hart.actions import Accept, Inspect, Offer, Open, Pass, Seize
-from engines.hart.goods import Bag
-from engines.hart.state import Phase
+from engines.hart.state import Bag, Phase
 from tests.hart.build import (
     RULES,
     C,
@@ -18,9 +19,9 @@ from tests.hart.build import (
     X,
     act,
     at_pack,
-    new_events,
     pack_and_declare,
     solo,
+    solo_played,
 )
 
 SEATS = 4
@@ -40,28 +41,28 @@ def inspected(
 
 
 def opened(suitcase: list, declared: tuple, money: int = 30, **options: object):
-    """Inspect seat 1 and let it open at once; return (state before opening, state after)."""
+    """Inspect seat 1 and let it open at once: (state before opening, state after, its events)."""
     state = inspected(suitcase, declared, money, **options)
-    if state.phase is not Phase.BRIBE:  # a trader without money opens at once
-        return state, state
-    return state, solo(state, Open())
+    assert state.phase is Phase.BRIBE
+    step = solo_played(state, Open())
+    return state, step.state, step.events
 
 
-def open_event(before, after) -> dict:
-    (event,) = [dict(e.data) for e in new_events(before, after) if e.kind == "open"]
+def open_event(events: Sequence[Event]) -> dict:
+    (event,) = [dict(e.data) for e in events if e.kind == "open"]
     return event
 
 
 def test_honest_exact_bag_is_compensated() -> None:  # edge case 1
-    before, after = opened([J, J, J], (3, J))
+    _, after, events = opened([J, J, J], (3, J))
     assert after.players[TRADER].money == 33
     assert after.players[TRADER].behind == Bag.of([J, J, J])
-    event = open_event(before, after)
+    event = open_event(events)
     assert event["compensation"] == 3 and event["penalty_paid"] == 0 and event["discarded"] == []
 
 
 def test_over_count_pays_for_the_excess_card() -> None:  # edge case 2, the rulebook's hint
-    before, after = opened([J, J, J, J], (3, J))
+    before, after, _ = opened([J, J, J, J], (3, J))
     trader = after.players[TRADER]
     assert trader.money == 29
     assert trader.behind == Bag.of([J, J, J])
@@ -70,13 +71,13 @@ def test_over_count_pays_for_the_excess_card() -> None:  # edge case 2, the rule
 
 @pytest.mark.parametrize(("strict", "money"), [(False, 32), (True, 30)])
 def test_under_count(strict: bool, money: int) -> None:  # edge case 3, H2 and its option
-    _, after = opened([J, J], (3, J), strict_count=strict)
+    _, after, _ = opened([J, J], (3, J), strict_count=strict)
     assert after.players[TRADER].money == money
     assert after.players[TRADER].behind == Bag.of([J, J])
 
 
 def test_mixed_legal_bag_pays_for_the_undeclared_kind() -> None:  # H3
-    _, after = opened([J, J, M], (3, J))
+    _, after, _ = opened([J, J, M], (3, J))
     assert after.players[TRADER].money == 28
     assert after.players[TRADER].behind == Bag.of([J, J])
 
@@ -87,13 +88,14 @@ def test_worked_example_1_no_agreement() -> None:  # "3 sombreros" = 1 sombrero 
     state = solo(state, Offer(8))  # the sheriff demands 8
     state = solo(state, Offer(6))  # the trader counters 6
     before = state
-    after = solo(state, Open())  # the sheriff refuses: open up
+    step = solo_played(state, Open())  # the sheriff refuses: open up
+    after = step.state
     trader = after.players[TRADER]
     assert trader.money == 20  # pays 10 to the bank
     assert trader.behind == Bag.of([S])  # keeps the sombrero
     assert after.discard == before.discard + Bag.of([C, C])
     assert after.players[SHERIFF].money == 30  # the penalty goes to the bank, not the sheriff
-    event = open_event(before, after)
+    event = open_event(step.events)
     assert event["penalty_due"] == 10 and event["compensation"] == 0
 
 
@@ -101,11 +103,11 @@ def test_worked_example_1_agreement_keeps_the_suitcase_shut() -> None:
     state = inspected([S, C, C], (3, S))
     for amount in (3, 8, 6):
         state = solo(state, Offer(amount))
-    before = state
-    after = solo(state, Accept())  # the sheriff accepts 6
+    step = solo_played(state, Accept())  # the sheriff accepts 6
+    after = step.state
     assert after.players[TRADER].money == 24
     assert after.players[SHERIFF].money == 36
-    kinds = [e.kind for e in new_events(before, after)]
+    kinds = [e.kind for e in step.events]
     assert "bribe" in kinds and "open" not in kinds
 
 
@@ -113,11 +115,11 @@ def test_worked_example_5_bribe_of_15_for_4_jugs() -> None:
     state = inspected([T, T, T, T], (4, J))
     state = solo(state, Offer(10))
     state = solo(state, Offer(15))  # the sheriff demands 15
-    before = state
-    state = solo(state, Accept())  # the trader pays willingly
+    step = solo_played(state, Accept())  # the trader pays willingly
+    state = step.state
     assert state.players[SHERIFF].money == 45
     assert state.players[TRADER].money == 15
-    assert "open" not in [e.kind for e in new_events(before, state)]
+    assert "open" not in [e.kind for e in step.events]
     # the suitcase is never shown: no one but the trader sees tequila in any event or view
     while state.phase is not Phase.PACK:
         state = solo(state, RULES.legal_actions(state, state.sheriff).default())
@@ -131,15 +133,15 @@ def test_worked_example_6_seizure_takes_the_statue() -> None:
     state = pack_and_declare(state, {TRADER: [X]}, {TRADER: (1, S)})
     state = solo(state, Pass())  # no normal inspection (H7: the seizure is still allowed)
     assert state.phase is Phase.SEIZE
-    before = state
-    state = solo(state, Seize(TRADER))
+    step = solo_played(state, Seize(TRADER))
+    state = step.state
     assert state.players[SHERIFF].behind.count(X) == 1
     assert state.players[TRADER].behind == Bag()
     assert not state.players[SHERIFF].seizure_token
     assert state.players[TRADER].money == 30 and state.players[SHERIFF].money == 30
-    private = [e for e in new_events(before, state) if e.kind == "seized"]
+    private = [e for e in step.events if e.kind == "seized"]
     assert private and private[0].audience == frozenset({SHERIFF, TRADER})
-    public = [dict(e.data) for e in new_events(before, state) if e.kind == "seize"]
+    public = [dict(e.data) for e in step.events if e.kind == "seize"]
     assert public == [{"sheriff": 0, "seat": 1, "taken_count": 1, "returned_count": 0}]
 
 
@@ -219,7 +221,7 @@ def test_honest_trader_may_bribe_too() -> None:  # H5: an offer must not reveal 
 
 
 def test_insolvent_trader_pays_what_it_has() -> None:  # edge case 6, H4
-    _, after = opened([X, C], (2, J), money=4)  # penalty 8 + 5 = 13
+    _, after, _ = opened([X, C], (2, J), money=4)  # penalty 8 + 5 = 13
     assert after.players[TRADER].money == 0
     assert after.discard.count(X) >= 1 and after.discard.count(C) >= 1
 

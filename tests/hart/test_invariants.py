@@ -7,13 +7,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from engines import HashRng
+from engines import Event, HashRng
 from engines.driver import MatchDriver
-from engines.events import Event
-from engines.hart.goods import Bag
-from engines.hart.state import HartState
+from engines.hart.state import Bag, HartState
 from tests.engines.conformance import Tally, play_checked
-from tests.hart.build import RULES, new_events
+from tests.hart.build import RULES
 
 SEEDS = 25
 
@@ -27,9 +25,9 @@ def walk(
     while (decision := RULES.decision(state)) is not None:
         rng = HashRng(seed, f"invariants:{decision.number}")
         joint = {s: RULES.legal_actions(state, s).sample(rng) for s in decision.seats}
-        after = driver.play(joint).after
-        yield state, after, new_events(state, after)
-        state = after
+        move = driver.play(joint)
+        yield state, move.after, list(move.events)
+        state = move.after
 
 
 def bank_flows(seats: int, events: list[Event]) -> list[int]:
@@ -91,15 +89,19 @@ def test_sum_of_money_equals_start_plus_bank_flows(seats: int) -> None:
 
 def test_private_events_reach_only_their_audience() -> None:
     seen = 0
-    for _, after, events in walk(5, 3):
-        for event in events:
+    driver = MatchDriver(RULES, 5, {}, 3)
+    for decision in driver.run():
+        rng = HashRng(3, f"invariants:{decision.number}")
+        move = driver.play({s: driver.space(s).sample(rng) for s in decision.seats})
+        for event in move.events:
             if event.kind == "seized":
                 assert event.audience == {dict(event.data)["sheriff"], dict(event.data)["seat"]}
                 seen += 1
                 outsiders = set(range(5)) - set(event.audience)
                 for viewer in [None, *outsiders]:
-                    view = json.dumps(RULES.dump_observation(RULES.observe(after, viewer)))
-                    assert '"kind": "seized"' not in view
+                    assert '"kind": "seized"' not in json.dumps(driver.view(viewer))
+                insider = driver.view(min(event.audience))["events"]
+                assert any(e["kind"] == "seized" for e in insider)
             else:
                 assert event.audience is None, event.kind
     assert seen > 0
@@ -107,19 +109,17 @@ def test_private_events_reach_only_their_audience() -> None:
 
 def test_a_seat_sees_the_events_since_it_last_decided() -> None:
     driver = MatchDriver(RULES, 4, {}, 5)
-    state = driver.state
     decided_at = {s: -1 for s in range(4)}
-    while (decision := RULES.decision(state)) is not None:
+    for decision in driver.run():
         for seat in decision.seats:
-            view = RULES.dump_observation(RULES.observe(state, seat))
-            numbers = {e["number"] for e in view["events"]}
+            numbers = {e["number"] for e in driver.view(seat)["events"]}
             assert numbers and min(numbers) >= decided_at[seat]
-            assert max(numbers) == state.number - 1 or state.number == 0
+            assert max(numbers) == driver.number - 1 or driver.number == 0
         rng = HashRng(5, f"x{decision.number}")
-        joint = {s: RULES.legal_actions(state, s).sample(rng) for s in decision.seats}
+        joint = {s: driver.space(s).sample(rng) for s in decision.seats}
         for seat in decision.seats:
             decided_at[seat] = decision.number
-        state = driver.play(joint).after
+        driver.play(joint)
 
 
 def test_scramble_keeps_every_view_and_hides_the_rest() -> None:

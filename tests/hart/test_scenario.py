@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engines.hart.goods import Bag, Good
+from engines.hart.data import Good
 from engines.hart.rules import HartRules
 from engines.hart.scenario import ScenarioError, SeatSetup, scenario
+from engines.hart.state import Bag
 from engines.rng import HashRng
 
 RULES = HartRules()

@@ -22,7 +22,7 @@ from engines.hart.actions import (
     Pass,
     Seize,
 )
-from engines.hart.goods import Bag
+from engines.hart.state import Bag
 from tests.hart.build import RULES, C, J, S, X
 
 EXAMPLES = [
@@ -106,18 +106,19 @@ def documented(section: str) -> dict[str, set[str]]:
 
 
 def all_views(seats: int, seed: int) -> list[dict]:
+    """Every view a seat or a spectator gets in one random match (the driver adds the events)."""
     driver = MatchDriver(RULES, seats, {}, seed)
-    state = driver.state
     views = []
     while True:
         for viewer in [*range(seats), None]:
-            views.append(RULES.dump_observation(RULES.observe(state, viewer)))
-        decision = RULES.decision(state)
+            observed = RULES.dump_observation(RULES.observe(driver.state, viewer))
+            assert "events" not in observed  # the driver keeps the events, not the game
+            views.append(driver.view(viewer))
+        decision = driver.decision
         if decision is None:
             return views
         rng = HashRng(seed, f"wire:{decision.number}")
-        joint = {s: RULES.legal_actions(state, s).sample(rng) for s in decision.seats}
-        state = driver.play(joint).after
+        driver.play({s: driver.space(s).sample(rng) for s in decision.seats})
 
 
 VIEW_KEYS = {
@@ -159,11 +160,14 @@ def test_views_have_exactly_the_documented_keys(seats: int) -> None:
 
 
 def test_views_are_copies() -> None:
-    state = MatchDriver(RULES, 4, {}, 1).state
-    view = RULES.dump_observation(RULES.observe(state, 0))
+    driver = MatchDriver(RULES, 4, {}, 1)
+    view = driver.view(0)
+    lists = 0
     for event in view["events"]:
         for value in event.values():
             if isinstance(value, list):
                 value.append("junk")
-    again = RULES.dump_observation(RULES.observe(state, 0))
+                lists += 1
+    assert lists
+    again = driver.view(0)
     assert "junk" not in json.dumps(again)
