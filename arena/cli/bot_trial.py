@@ -174,7 +174,9 @@ class Trial:
         await db.migrate()
         # No bank: every answer slower than per_decision is reported as late.
         clock = Clock(per_decision=timedelta(seconds=self.per_decision), bank=timedelta(0))
-        config = RefereeConfig(host="bot-test", default_clock=clock, connect_timeout=5.0)
+        config = RefereeConfig(
+            host="bot-test", default_clock=clock, connect_timeout=timedelta(seconds=5)
+        )
         running = await create_server(Referee(db, config), "127.0.0.1:0")
         referee = running.referee
         opponents = [f"{self.opponents}-{i}" for i in range(1, seats)]

@@ -71,7 +71,7 @@ async def _serve(args: argparse.Namespace) -> int:
         config = RefereeConfig(
             host=args.name,
             admin_token=token,
-            reconnect_grace=args.reconnect_grace,
+            reconnect_grace=seconds(args.reconnect_grace),
             default_clock=Clock(per_decision=seconds(args.per_decision)),
             spectator_delay=seconds(args.spectator_delay),
             limits=Limits(open_registration=args.open_registration),

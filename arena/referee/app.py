@@ -37,12 +37,12 @@ class RefereeConfig:
     """This referee's name, stored with the matches it hosts."""
     admin_token: str = ""
     """The token admin calls need; empty means generate one at start."""
-    reconnect_grace: float = 10.0
-    """Seconds a dropped bot has to reconnect before its decisions time out."""
+    reconnect_grace: timedelta = timedelta(seconds=10)
+    """How long a dropped bot has to reconnect before its decisions time out."""
     default_clock: Clock = field(default_factory=Clock)
     """The clock of matches whose creator sets none."""
-    connect_timeout: float = 10.0
-    """Seconds a new match waits for its bots to connect before the clocks start anyway."""
+    connect_timeout: timedelta = timedelta(seconds=10)
+    """How long a new match waits for its bots to connect before the clocks start anyway."""
     spectator_delay: timedelta = timedelta(0)
     """The least delay WatchMatch shows a running match with (a client may ask for more)."""
     limits: Limits = field(default_factory=Limits)
@@ -133,7 +133,7 @@ class Referee:
         options: dict[str, Any],
         clock: Clock,
         seed: int,
-        connect_timeout: float | None = None,
+        connect_timeout: timedelta | None = None,
         tournament: tuple[int, int, int] | None = None,
     ) -> int:
         """Create a match in storage and start playing it here; return its id.
@@ -176,7 +176,7 @@ class Referee:
             await self._launch(existing, connect_timeout)
         return match_id
 
-    async def _launch(self, row: MatchRow, connect_timeout: float | None = None) -> MatchRunner:
+    async def _launch(self, row: MatchRow, connect_timeout: timedelta | None = None) -> MatchRunner:
         """Play a stored match here, resuming it from its log if it has one."""
         rules = engines.get(row.game)
         decisions = await self.db.decisions(row.id)

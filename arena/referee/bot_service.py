@@ -11,6 +11,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from typing import Any, NoReturn
 
 import grpc
@@ -19,7 +20,7 @@ from google.protobuf.message import DecodeError
 from arena.ops import metrics
 from arena.referee.app import Referee
 from arena.referee.auth import token_hash
-from arena.referee.clock import seconds, to_duration
+from arena.referee.clock import to_duration
 from arena.referee.limits import RateLimiter, TokenBucket, peer_address, token_prefix
 from arena.referee.problems import malformed
 from arena.referee.sessions import Session
@@ -28,7 +29,8 @@ from arena.v1 import bot_pb2
 
 log = logging.getLogger(__name__)
 
-HEARTBEAT_INTERVAL = 10.0
+HEARTBEAT_INTERVAL = timedelta(seconds=10)
+"""How often a bot is told to send a heartbeat."""
 REPLACED = (
     "replaced: another stream opened with this bot's token and took over its matches; "
     "run one process per bot token"
@@ -77,8 +79,8 @@ class BotService:
         welcome = bot_pb2.Welcome(
             bot_id=bot_id,
             bot_name=bot_name,
-            heartbeat_interval=to_duration(seconds(HEARTBEAT_INTERVAL)),
-            reconnect_grace=to_duration(seconds(self.referee.hub.reconnect_grace)),
+            heartbeat_interval=to_duration(HEARTBEAT_INTERVAL),
+            reconnect_grace=to_duration(self.referee.hub.reconnect_grace),
             active_matches=len(self.referee.matches_of(bot_id)),
         )
         reader = asyncio.create_task(self._read(session, request_iterator))

@@ -59,7 +59,7 @@ class MatchRunner:
         hub: Hub,
         store: MatchStore,
         host: str,
-        connect_timeout: float = 10.0,
+        connect_timeout: timedelta = timedelta(seconds=10),
         resume: Record | None = None,
     ) -> None:
         self.match_id = match_id
@@ -140,7 +140,7 @@ class MatchRunner:
         return outcome
 
     async def _wait_for_bots(self) -> None:
-        until = time.monotonic() + self.connect_timeout
+        until = time.monotonic() + self.connect_timeout.total_seconds()
         while time.monotonic() < until:
             if all(self.hub.is_connected(s.bot_id) for s in self.seats):
                 return

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from arena.ops import metrics
 from arena.v1 import bot_pb2
@@ -81,7 +82,7 @@ class Session:
 class Hub:
     """Every bot's session and pending decisions, keyed by bot id."""
 
-    def __init__(self, reconnect_grace: float, outbox_limit: int = 1000) -> None:
+    def __init__(self, reconnect_grace: timedelta, outbox_limit: int = 1000) -> None:
         self.reconnect_grace = reconnect_grace
         self.outbox_limit = outbox_limit
         self._sessions: dict[int, Session] = {}
@@ -140,7 +141,7 @@ class Hub:
         if bot_id in self._sessions:
             return None
         left = self._left_at.get(bot_id)
-        return None if left is None else left + self.reconnect_grace
+        return None if left is None else left + self.reconnect_grace.total_seconds()
 
     def send(self, bot_id: int, message: bot_pb2.ArenaMessage) -> bool:
         """Send to the bot if it is connected; return whether it was."""

@@ -32,7 +32,7 @@ FAST_CLOCK = Clock(
 async def running_referee(
     database_url: str,
     clock: Clock = FAST_CLOCK,
-    reconnect_grace: float = 2.0,
+    reconnect_grace: timedelta = timedelta(seconds=2),
     spectator_delay: timedelta = timedelta(0),
     limits: Limits | None = None,
 ) -> AsyncIterator[RunningServer]:
@@ -44,7 +44,7 @@ async def running_referee(
         admin_token=ADMIN,
         reconnect_grace=reconnect_grace,
         default_clock=clock,
-        connect_timeout=5.0,
+        connect_timeout=timedelta(seconds=5),
         spectator_delay=spectator_delay,
         limits=limits or Limits(),
     )

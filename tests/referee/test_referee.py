@@ -223,7 +223,9 @@ def test_bad_answers_strike_then_forfeit(fresh_database_url: str) -> None:
 
 def test_disconnect_and_reconnect_mid_match(fresh_database_url: str) -> None:
     async def scenario() -> None:
-        async with running_referee(fresh_database_url, reconnect_grace=5.0) as server:
+        async with running_referee(
+            fresh_database_url, reconnect_grace=timedelta(seconds=5)
+        ) as server:
             names = ["flaky", "f1", "f2"]
             tokens = await _tokens(server.address, names)
             flaky = RandomBot(seed=9)
@@ -420,7 +422,9 @@ def test_a_bot_that_never_connects_times_out_and_forfeits(fresh_database_url: st
     )
 
     async def scenario() -> None:
-        async with running_referee(fresh_database_url, clock=clock, reconnect_grace=0.3) as server:
+        async with running_referee(
+            fresh_database_url, clock=clock, reconnect_grace=timedelta(milliseconds=300)
+        ) as server:
             names = ["absent", "p1", "p2"]
             tokens = await _tokens(server.address, names)
             bots = [RandomBot(1), RandomBot(2)]
