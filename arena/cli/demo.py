@@ -17,12 +17,12 @@ from typing import Any
 import grpc
 
 from arena.cli.errors import positive
+from arena.cli.options import add_per_decision, per_decision_clock
 from arena.cli.tournaments import follow, leaderboard_lines, standings_lines
 from arena.cli.up import free_port
 from arena.ops.stack import BotProcesses, Stack, StackConfig
-from arena.referee.clock import seconds, to_duration
 from arena.render import Paint
-from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+from arena.v1 import arena_pb2, arena_pb2_grpc
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -134,7 +134,7 @@ async def _schedule(stack: Any, names: list[str], args: argparse.Namespace) -> i
         bots=names,
         table_size=4,
         rounds=args.rounds,
-        clock=common_pb2.Clock(per_decision=to_duration(seconds(args.per_decision))),
+        clock=per_decision_clock(args),
         seed=args.seed,
     )
     request.starts_at.FromDatetime(datetime.now(UTC) + timedelta(seconds=args.start_in))
@@ -156,12 +156,7 @@ def add_commands(sub: Any) -> None:
     d = sub.add_parser("demo", help="the whole job: 16 bots play a Swiss of Hart")
     d.add_argument("--bots", type=positive(), default=16, help="bot processes (default: 16)")
     d.add_argument("--rounds", type=positive(), default=5, help="Swiss rounds (default: 5)")
-    d.add_argument(
-        "--per-decision",
-        type=positive(float),
-        default=2.0,
-        help="seconds per decision (default: 2)",
-    )
+    add_per_decision(d, 2.0)
     d.add_argument(
         "--concurrency",
         type=positive(),

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import engines
+from arena.cli import matches as matches_cli
 from arena.cli import serve as service_cli
 from arena.cli.errors import CliError, ExitCode, Parser, positive, run_command
 from arena.cli.options import parse_options
@@ -76,7 +77,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 def _cmd_replay(args: argparse.Namespace) -> int:
     target = Path(args.source)
     if not target.exists() and args.source.isdigit():
-        return service_cli.replay_stored(args)  # a match id: fetch it from the arena
+        return matches_cli.replay_stored(args)  # a match id: fetch it from the arena
     if not target.exists():
         raise CliError(
             f"{args.source!r} is neither a record file nor a match id",

@@ -15,10 +15,10 @@ import engines
 from arena.cli import entrants as entrant_cli
 from arena.cli import schedules as schedule_cli
 from arena.cli.errors import positive
+from arena.cli.options import add_per_decision, per_decision_clock
 from arena.cli.target import ADDRESS_HELP, ADMIN_TOKEN_HELP, address_of, admin_metadata
-from arena.referee.clock import seconds, to_duration
 from arena.render import Paint
-from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+from arena.v1 import arena_pb2, arena_pb2_grpc
 
 STATUS = {v: k[18:].lower() for k, v in arena_pb2.TournamentStatus.items()}
 
@@ -33,7 +33,7 @@ async def create(args: argparse.Namespace) -> int:
         table_size=args.table_size,
         rounds=args.rounds,
         seed=args.seed,
-        clock=common_pb2.Clock(per_decision=to_duration(seconds(args.per_decision))),
+        clock=per_decision_clock(args),
         format=entrant_cli.FORMATS[args.format],
         rating_system=entrant_cli.RATING_SYSTEMS[args.rating_system],
         forfeit_limit=args.forfeit_limit,
@@ -199,12 +199,7 @@ def add_commands(sub: Any) -> None:
         default=0,
         help="rounds; 0 chooses from the field size (default: 0)",
     )
-    c.add_argument(
-        "--per-decision",
-        type=positive(float),
-        default=5.0,
-        help="seconds per decision (default: 5)",
-    )
+    add_per_decision(c)
     c.add_argument(
         "--start-in",
         type=positive(float, zero=True),

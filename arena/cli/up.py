@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.errors import CliError, ExitCode, positive
+from arena.cli.options import add_per_decision
 from arena.cli.up_status import StatusWatcher
 from arena.ops.home import StackInfo, data_dir
 from arena.ops.stack import Stack, StackConfig
@@ -214,12 +215,7 @@ def add_commands(sub: Any) -> None:
         default=8,
         help="Celery worker processes, i.e. matches played at once (default: 8)",
     )
-    u.add_argument(
-        "--per-decision",
-        type=positive(float),
-        default=5.0,
-        help="default seconds per decision (default: 5)",
-    )
+    add_per_decision(u, 5.0, help="default seconds per decision")
     u.add_argument(
         "--logs",
         choices=["files", "terminal"],
