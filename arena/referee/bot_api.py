@@ -8,7 +8,7 @@ import grpc
 
 import engines
 from arena.ops import metrics
-from arena.referee import arguments
+from arena.referee import arguments, dispatch
 from arena.referee.app import Referee
 from arena.referee.auth import new_token, token_hash
 from arena.referee.limits import RateLimiter, peer_address
@@ -105,7 +105,7 @@ class BotApi:
             entry = out.bots.add(
                 bot_id=session.bot_id,
                 name=session.bot_name,
-                active_matches=len(self.referee.matches_of(session.bot_id)),
+                active_matches=len(dispatch.matches_of(self.referee.runners, session.bot_id)),
             )
             entry.connected_at.FromSeconds(int(session.connected_at))
         return out

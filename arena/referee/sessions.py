@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -135,6 +136,15 @@ class Hub:
     def is_connected(self, bot_id: int) -> bool:
         """Whether the bot has an open stream."""
         return bot_id in self._sessions
+
+    async def wait_connected(self, bot_ids: Sequence[int], timeout: timedelta) -> bool:
+        """Wait until every bot of `bot_ids` is connected, at most `timeout`; whether they are."""
+        until = time.monotonic() + timeout.total_seconds()
+        while not all(self.is_connected(bot_id) for bot_id in bot_ids):
+            if time.monotonic() >= until:
+                return False
+            await asyncio.sleep(0.05)
+        return True
 
     def reconnect_deadline(self, bot_id: int) -> float | None:
         """When a disconnected bot's grace runs out; None if it is connected."""
