@@ -205,7 +205,7 @@ class Trial:
                 bot.stop()
                 task.cancel()  # also when it never got to run (the author's bot failed at once)
             await asyncio.gather(*(task for _, task in helpers), return_exceptions=True)
-            await running.stop(0.2)
+            await running.stop(timedelta(milliseconds=200))
             await db.close()
 
     @contextlib.asynccontextmanager

@@ -21,6 +21,7 @@ from arena.cli.options import add_per_decision, per_decision_clock
 from arena.cli.tournaments import follow, leaderboard_lines, standings_lines
 from arena.cli.up import free_port
 from arena.ops.stack import BotProcesses, Stack, StackConfig
+from arena.referee.clock import seconds
 from arena.render import Paint
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
@@ -37,7 +38,7 @@ def demo(args: argparse.Namespace) -> int:
         worker_metrics_port=free_port(),
         beat_metrics_port=free_port(),
         concurrency=args.concurrency,
-        per_decision=args.per_decision,
+        per_decision=seconds(args.per_decision),
         logs_to_files=True,
         web_port=free_port(),
         web_metrics_port=free_port(),
@@ -70,7 +71,9 @@ def demo(args: argparse.Namespace) -> int:
                 f"  tournament {tournament_id} scheduled; Celery beat starts it in "
                 f"{args.start_in:g}s\n"
             )
-            final = asyncio.run(follow(stack.address, tournament_id, paint, timeout=args.timeout))
+            final = asyncio.run(
+                follow(stack.address, tournament_id, paint, timeout=seconds(args.timeout))
+            )
             if not sys.stdout.isatty():
                 print("\n".join(standings_lines(final, paint)))
             print()
@@ -117,13 +120,15 @@ async def _register(address: str, count: int) -> list[tuple[str, str]]:
     return out
 
 
-async def _wait_bots(address: str, count: int, timeout: float = 120) -> None:
+async def _wait_bots(address: str, count: int, timeout: timedelta = timedelta(minutes=2)) -> None:
     async with grpc.aio.insecure_channel(address) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout.total_seconds()
         while len((await api.ListBots(arena_pb2.ListBotsRequest())).bots) < count:
             if time.monotonic() > deadline:
-                raise TimeoutError(f"fewer than {count} bots connected after {timeout}s")
+                raise TimeoutError(
+                    f"fewer than {count} bots connected after {timeout.total_seconds():g} s"
+                )
             await asyncio.sleep(0.2)
 
 

@@ -92,13 +92,13 @@ def standings_lines(t: arena_pb2.Tournament, paint: Paint) -> list[str]:
 
 
 async def follow(
-    address: str, tournament_id: int, paint: Paint, timeout: float = 3600
+    address: str, tournament_id: int, paint: Paint, timeout: timedelta = timedelta(hours=1)
 ) -> arena_pb2.Tournament:
     """Show progress until the tournament finishes; return its final state."""
     live = sys.stdout.isatty()
     shown: tuple[Any, ...] = ()
     drawn = 0
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + timeout.total_seconds()
     async with grpc.aio.insecure_channel(address) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
         while True:

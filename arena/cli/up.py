@@ -17,6 +17,7 @@ from arena.cli.up_status import StatusWatcher
 from arena.ops.home import StackInfo, data_dir
 from arena.ops.stack import Stack, StackConfig
 from arena.referee.auth import write_secret
+from arena.referee.clock import seconds
 from arena.storage.embedded import file_lock
 
 
@@ -73,10 +74,10 @@ def up(args: argparse.Namespace) -> int:
         worker_metrics_port=args.worker_metrics_port,
         beat_metrics_port=args.beat_metrics_port,
         concurrency=args.concurrency,
-        per_decision=args.per_decision,
+        per_decision=seconds(args.per_decision),
         web_port=args.web_port,
         web_metrics_port=args.web_metrics_port,
-        spectator_delay=args.spectator_delay,
+        spectator_delay=seconds(args.spectator_delay),
         logs_to_files=args.logs == "files",
     )
     stop = {"now": False}

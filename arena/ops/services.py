@@ -34,6 +34,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
+from typing import Protocol, TypeVar
 
 from arena.ops import home
 from arena.storage.embedded import EmbeddedError, EmbeddedPostgres, file_lock, wheel_folder
@@ -234,15 +235,25 @@ def redis_url() -> str:
 
 @functools.cache
 def _process_postgres() -> EmbeddedPostgres:
-    server = EmbeddedPostgres(data_dir())
-    server.start()
-    atexit.register(server.stop)
-    return server
+    return _running_until_exit(EmbeddedPostgres(data_dir()))
 
 
 @functools.cache
 def _process_redis() -> EmbeddedRedis:
-    server = EmbeddedRedis(data_dir())
+    return _running_until_exit(EmbeddedRedis(data_dir()))
+
+
+class _Server(Protocol):
+    def start(self) -> object: ...
+
+    def stop(self) -> None: ...
+
+
+S = TypeVar("S", bound=_Server)
+
+
+def _running_until_exit(server: S) -> S:
+    """`server`, started now and stopped when the process exits."""
     server.start()
     atexit.register(server.stop)
     return server

@@ -17,6 +17,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 import grpc
@@ -38,15 +39,16 @@ class StackConfig:
     worker_metrics_port: int = 9102
     beat_metrics_port: int = 9103
     concurrency: int = 8
-    per_decision: float = 5.0
+    per_decision: timedelta = timedelta(seconds=5)
+    """The referee's default per-decision limit."""
     logs_to_files: bool = False
     """Write each child's output to `<data_dir>/logs/<name>.log` instead of this terminal."""
     extra_env: dict[str, str] = field(default_factory=dict)
     web_port: int = 8080
     """The web pages' HTTP port; -1 starts no web server."""
     web_metrics_port: int = 9104
-    spectator_delay: float = 3.0
-    """Seconds the web pages show a running match behind."""
+    spectator_delay: timedelta = timedelta(seconds=3)
+    """How far behind the web pages show a running match."""
 
 
 class Stack:
@@ -95,11 +97,13 @@ class Stack:
                     # The admin token reaches it as ARENA_ADMIN_TOKEN (see `environ`): a command
                     # line is readable by every user of the machine (`ps`).
                     "--per-decision",
-                    str(c.per_decision),
+                    f"{c.per_decision.total_seconds():g}",
                 ],
             )
             referee = self.children["referee"]
-            wait_healthy(self.address, timeout=60, alive=lambda: referee.poll() is None)
+            wait_healthy(
+                self.address, timeout=timedelta(seconds=60), alive=lambda: referee.poll() is None
+            )
             self._spawn(
                 "worker",
                 [
@@ -136,7 +140,7 @@ class Stack:
             )
             if c.web_port >= 0:
                 self._spawn("web", [*WEB_COMMAND, *self.web_args()])
-                wait_http(self.web_url + "healthz", timeout=60)
+                wait_http(self.web_url + "healthz", timeout=timedelta(seconds=60))
         except BaseException:
             self.stop()
             raise
@@ -155,7 +159,7 @@ class Stack:
             "--metrics-port",
             str(c.web_metrics_port),
             "--spectator-delay",
-            str(c.spectator_delay),
+            f"{c.spectator_delay.total_seconds():g}",
         ]
 
     def _spawn(self, name: str, args: Sequence[str], env: dict[str, str] | None = None) -> None:
@@ -213,9 +217,11 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
         os.killpg(process.pid, sig)
 
 
-def wait_healthy(address: str, timeout: float, alive: Callable[[], bool] = lambda: True) -> None:
+def wait_healthy(
+    address: str, timeout: timedelta, alive: Callable[[], bool] = lambda: True
+) -> None:
     """Block until the referee at `address` reports SERVING; stop early if `alive()` is false."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + timeout.total_seconds()
     last = ""
     while time.monotonic() < deadline:
         if not alive():
@@ -292,9 +298,9 @@ class BotProcesses:
         self.logs.clear()
 
 
-def wait_http(url: str, timeout: float) -> None:
+def wait_http(url: str, timeout: timedelta) -> None:
     """Block until `url` answers 200."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + timeout.total_seconds()
     last = ""
     while time.monotonic() < deadline:
         try:

@@ -25,6 +25,7 @@ import random
 import secrets
 import time
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from typing import Any
 
 import grpc
@@ -187,8 +188,9 @@ class Bot:
                             self.report.connected(
                                 self.bot_name, address, message.welcome.active_matches
                             )
-                        interval = message.welcome.heartbeat_interval.ToTimedelta().total_seconds()
-                        heart = asyncio.create_task(self._heartbeat(outbox, interval or 10.0))
+                        interval = message.welcome.heartbeat_interval.ToTimedelta()
+                        every = interval or timedelta(seconds=10)
+                        heart = asyncio.create_task(self._heartbeat(outbox, every))
                     elif kind == "match_start":
                         self.matches[message.match_start.match_id] = message.match_start
                         self.on_match_start(message.match_start)
@@ -226,10 +228,10 @@ class Bot:
                 outbox.put_nowait(None)
 
     async def _heartbeat(
-        self, outbox: asyncio.Queue[bot_pb2.BotMessage | None], every: float
+        self, outbox: asyncio.Queue[bot_pb2.BotMessage | None], every: timedelta
     ) -> None:
         while True:
-            await asyncio.sleep(every)
+            await asyncio.sleep(every.total_seconds())
             beat = bot_pb2.BotMessage(heartbeat=bot_pb2.Heartbeat())
             beat.heartbeat.sent_at.GetCurrentTime()
             outbox.put_nowait(beat)
