@@ -367,7 +367,7 @@ async def play_wire(
         transactions = db.writer.batches
     finally:
         await channel.close()
-        await running.stop(0.2)
+        await running.stop(timedelta(milliseconds=200))
         await db.close()
     return WireRun(
         decisions=sum(len(r.moves) for r in records.values()),
