@@ -13,7 +13,7 @@ import engines
 from arena.cli import matches as matches_cli
 from arena.cli import serve as service_cli
 from arena.cli.errors import CliError, ExitCode, Parser, positive, run_command
-from arena.cli.options import parse_options
+from arena.cli.options import parse_options, split_names
 from arena.render import Paint, final_lines, step_lines
 from arena.sdk.bots import strategy, strategy_names
 from arena.sdk.local import play_local
@@ -34,7 +34,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     rules = engines.get(args.game)
-    names = [b.strip() for b in args.bots.split(",") if b.strip()] if args.bots else []
+    names = split_names(args.bots) if args.bots else []
     seats = args.seats or len(names) or min(rules.seat_counts)
     if seats not in rules.seat_counts:
         raise CliError(

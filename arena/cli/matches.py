@@ -11,7 +11,7 @@ import grpc
 
 import engines
 from arena.cli.errors import CliError, ExitCode, positive
-from arena.cli.options import add_per_decision, parse_options, per_decision_clock
+from arena.cli.options import add_per_decision, parse_options, per_decision_clock, split_names
 from arena.cli.target import ADDRESS_HELP, ADMIN_TOKEN_HELP, address_of, admin_metadata
 from arena.render import Paint, final_lines, step_lines
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
@@ -45,7 +45,7 @@ def add_commands(sub: Any) -> None:
 
 async def _match(args: argparse.Namespace) -> int:
     options = parse_options(args.option)
-    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    bots = split_names(args.bots)
     rules = engines.get(args.game)
     if len(bots) not in rules.seat_counts:
         raise CliError(

@@ -1,4 +1,4 @@
-"""Flags several commands share: `--option NAME=VALUE` (game options), `--per-decision SECONDS`."""
+"""Flags several commands share: `--option NAME=VALUE`, `--per-decision SECONDS`, `--bots A,B`."""
 
 from __future__ import annotations
 
@@ -42,3 +42,8 @@ def add_per_decision(parser: Any, default: float = 5.0, help: str = "seconds per
 def per_decision_clock(args: argparse.Namespace) -> common_pb2.Clock:
     """The wire clock that sets only `--per-decision` (the referee fills in the rest)."""
     return common_pb2.Clock(per_decision=to_duration(seconds(args.per_decision)))
+
+
+def split_names(text: str) -> list[str]:
+    """The names of a comma-separated flag such as `--bots alice,bob`, blanks dropped."""
+    return [name.strip() for name in text.split(",") if name.strip()]

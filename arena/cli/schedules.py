@@ -13,7 +13,7 @@ import grpc
 import engines
 from arena.cli import entrants as entrant_cli
 from arena.cli.errors import positive
-from arena.cli.options import add_per_decision, per_decision_clock
+from arena.cli.options import add_per_decision, per_decision_clock, split_names
 from arena.cli.target import ADDRESS_HELP, ADMIN_TOKEN_HELP, address_of, admin_metadata
 from arena.tournament.schedules import next_daily, parse_every
 from arena.v1 import arena_pb2, arena_pb2_grpc
@@ -44,7 +44,7 @@ def create(args: argparse.Namespace) -> int:
     request = arena_pb2.CreateScheduleRequest(
         name=args.name,
         game=args.game,
-        bots=[b.strip() for b in args.bots.split(",") if b.strip()],
+        bots=split_names(args.bots),
         table_size=args.table_size,
         rounds=args.rounds,
         format=entrant_cli.FORMATS[args.format],

@@ -45,10 +45,7 @@ class MatchApi:
         check_match_request(request)
 
         async def create() -> arena_pb2.Match:
-            clock = arguments.clock(
-                self.referee.config.default_clock,
-                request.clock if request.HasField("clock") else None,
-            )
+            clock = arguments.request_clock(self.referee.config.default_clock, request)
             timeout = (
                 arguments.duration(
                     "connect_timeout", request.connect_timeout, arguments.CONNECT_TIMEOUT

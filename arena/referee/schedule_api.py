@@ -62,10 +62,7 @@ class ScheduleApi:
             if request.HasField("first_run")
             else datetime.now(UTC)
         )
-        clock = arguments.clock(
-            self.referee.config.default_clock,
-            request.clock if request.HasField("clock") else None,
-        )
+        clock = arguments.request_clock(self.referee.config.default_clock, request)
 
         async def create() -> arena_pb2.Schedule:
             schedule_id = await schedules.create_schedule(
@@ -144,10 +141,7 @@ class ScheduleApi:
             arguments.integer("concurrency", request.concurrency, *arguments.LADDER_CONCURRENCY)
             or 1
         )
-        clock = arguments.clock(
-            self.referee.config.default_clock,
-            request.clock if request.HasField("clock") else None,
-        )
+        clock = arguments.request_clock(self.referee.config.default_clock, request)
 
         async def start() -> arena_pb2.Ladder:
             await ladder.start(self.db, request.game, request.table_size, concurrency, clock)

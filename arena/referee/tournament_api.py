@@ -67,10 +67,7 @@ class TournamentApi:
         arguments.integer("forfeit_limit", request.forfeit_limit, *arguments.FORFEIT_LIMIT)
 
         async def create() -> arena_pb2.Tournament:
-            clock = arguments.clock(
-                self.referee.config.default_clock,
-                request.clock if request.HasField("clock") else None,
-            )
+            clock = arguments.request_clock(self.referee.config.default_clock, request)
             starts = (
                 arguments.timestamp("starts_at", request.starts_at)
                 if request.HasField("starts_at")
