@@ -45,7 +45,8 @@ from arena.storage.botstats import read_strike_note
 from arena.storage.embedded import EmbeddedPostgres
 from arena.storage.rows import MatchRow
 
-CONNECT_TIMEOUT = 30.0
+CONNECT_TIMEOUT = timedelta(seconds=30)
+"""How long the bot program under test has to connect."""
 AUTHOR = "my-bot"
 
 
@@ -251,7 +252,7 @@ class Trial:
     ) -> int:
         hub = referee.hub  # type: ignore[attr-defined]
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + CONNECT_TIMEOUT
+        deadline = loop.time() + CONNECT_TIMEOUT.total_seconds()
         while True:
             for session in hub.sessions():
                 if session.bot_name == AUTHOR:
@@ -260,7 +261,7 @@ class Trial:
                 raise self._died(process, log, "before connecting")
             if loop.time() > deadline:
                 raise CliError(
-                    f"your bot did not connect within {CONNECT_TIMEOUT:g}s",
+                    f"your bot did not connect within {CONNECT_TIMEOUT.total_seconds():g}s",
                     "it must connect to ARENA_ADDRESS with the token in ARENA_BOT_TOKEN",
                     ExitCode.FAILED,
                 )

@@ -32,6 +32,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Protocol, TypeVar
@@ -43,7 +44,7 @@ ENV_DATABASE_URL = "ARENA_DATABASE_URL"
 ENV_REDIS_URL = "ARENA_REDIS_URL"
 ENV_DATA_DIR = "ARENA_DATA_DIR"
 
-_START_TIMEOUT = 10.0
+_START_TIMEOUT = timedelta(seconds=10)
 
 
 def data_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -118,7 +119,7 @@ class EmbeddedRedis:
             return
         process.send_signal(signal.SIGTERM)
         try:
-            process.wait(timeout=_START_TIMEOUT)
+            process.wait(timeout=_START_TIMEOUT.total_seconds())
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
@@ -159,7 +160,7 @@ class EmbeddedRedis:
         )
 
     def _wait_ready(self, process: subprocess.Popen[bytes], port: int) -> bool:
-        deadline = time.monotonic() + _START_TIMEOUT
+        deadline = time.monotonic() + _START_TIMEOUT.total_seconds()
         while time.monotonic() < deadline:
             if process.poll() is not None:
                 return False

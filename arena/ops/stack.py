@@ -25,7 +25,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.ops.services import EmbeddedServices
 
-STOP_GRACE = 10.0
+STOP_GRACE = timedelta(seconds=10)
+"""How long a child has to exit after SIGTERM before it is killed."""
 WEB_COMMAND = ("-m", "arena.cli.main", "web")
 
 
@@ -194,7 +195,7 @@ class Stack:
         """Stop every child (and its process group), then the embedded servers."""
         for process in self.children.values():
             _signal_group(process, signal.SIGTERM)
-        deadline = time.monotonic() + STOP_GRACE
+        deadline = time.monotonic() + STOP_GRACE.total_seconds()
         for process in self.children.values():
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=max(0.1, deadline - time.monotonic()))
