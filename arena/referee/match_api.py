@@ -10,15 +10,23 @@ import grpc
 from arena.referee import arguments
 from arena.referee.app import Referee
 from arena.referee.public_forms import ENDED, STATUS_NAMES, match_message
-from arena.referee.rpc import Context, Refusal, answer, checked, fail, game_options, require_admin
+from arena.referee.rpc import (
+    UNKNOWN,
+    Context,
+    Refusal,
+    answer,
+    checked,
+    fail,
+    game_options,
+    require_admin,
+)
 from arena.storage.errors import Conflict, NotFound, StorageError
 from arena.storage.rows import MatchRow, MatchStatus
 from arena.v1 import arena_pb2
-from engines import EngineError, OptionsError, ReplayMismatch, UnknownGame
+from engines import EngineError, OptionsError, ReplayMismatch
 
 CREATE_REFUSALS = (
-    Refusal(UnknownGame, grpc.StatusCode.NOT_FOUND),
-    Refusal(LookupError, grpc.StatusCode.NOT_FOUND),
+    *UNKNOWN,
     # A stored match that cannot resume: it is now aborted.
     Refusal(ReplayMismatch, grpc.StatusCode.FAILED_PRECONDITION, "aborted: {}"),
     Refusal((OptionsError, EngineError, ValueError), grpc.StatusCode.INVALID_ARGUMENT),

@@ -15,6 +15,7 @@ from arena.ops import metrics
 from arena.referee import arguments
 from arena.referee.auth import bearer, same_token
 from arena.referee.limits import clip
+from engines import UnknownGame
 
 MAX_ERROR_CHARS = 300
 """The longest error message sent back (messages may quote the caller's input)."""
@@ -78,6 +79,13 @@ class Refusal:
         """The message sent for `exc`."""
         detail = str(exc.args[0]) if isinstance(exc, LookupError) and exc.args else str(exc)
         return self.message.format(detail)
+
+
+UNKNOWN = (
+    Refusal(UnknownGame, grpc.StatusCode.NOT_FOUND),
+    Refusal(LookupError, grpc.StatusCode.NOT_FOUND),
+)
+"""The refusals every RPC that names things shares: an unknown game, bot or id is NOT_FOUND."""
 
 
 async def answer(

@@ -11,25 +11,23 @@ from google.protobuf import json_format
 from arena.referee import arguments
 from arena.referee.app import Referee
 from arena.referee.public_forms import FORMATS, RATING_SYSTEMS, schedule_message
-from arena.referee.rpc import Context, Refusal, answer, checked, require_admin
+from arena.referee.rpc import UNKNOWN, Context, Refusal, answer, checked, require_admin
 from arena.storage.errors import Conflict, StorageError
 from arena.tournament import ladder, schedules
 from arena.v1 import arena_pb2
-from engines import EngineError, UnknownGame
+from engines import EngineError
 
 T = TypeVar("T")
 
 SCHEDULE_REFUSALS = (
-    Refusal(UnknownGame, grpc.StatusCode.NOT_FOUND),
-    Refusal(LookupError, grpc.StatusCode.NOT_FOUND),
+    *UNKNOWN,
     Refusal((EngineError, ValueError), grpc.StatusCode.INVALID_ARGUMENT),
     Refusal(Conflict, grpc.StatusCode.ALREADY_EXISTS, "a schedule of that name exists"),
     Refusal(StorageError, grpc.StatusCode.UNAVAILABLE),
 )
 """Why a schedule RPC fails, first match wins."""
 LADDER_REFUSALS = (
-    Refusal(UnknownGame, grpc.StatusCode.NOT_FOUND),
-    Refusal(LookupError, grpc.StatusCode.NOT_FOUND),
+    *UNKNOWN,
     Refusal((EngineError, ValueError), grpc.StatusCode.INVALID_ARGUMENT),
     Refusal(StorageError, grpc.StatusCode.UNAVAILABLE),
 )

@@ -15,17 +15,25 @@ from arena.referee.public_forms import (
     TOURNAMENT_STATUS_NAMES,
     tournament_message,
 )
-from arena.referee.rpc import Context, Refusal, answer, checked, fail, game_options, require_admin
+from arena.referee.rpc import (
+    UNKNOWN,
+    Context,
+    Refusal,
+    answer,
+    checked,
+    fail,
+    game_options,
+    require_admin,
+)
 from arena.storage.db import Database
 from arena.storage.errors import StorageError, Unavailable
 from arena.tournament import entries
 from arena.tournament import rounds as tournaments
 from arena.v1 import arena_pb2
-from engines import EngineError, UnknownGame
+from engines import EngineError
 
 CREATE_REFUSALS = (
-    Refusal(UnknownGame, grpc.StatusCode.NOT_FOUND),
-    Refusal(LookupError, grpc.StatusCode.NOT_FOUND),
+    *UNKNOWN,
     Refusal((EngineError, ValueError), grpc.StatusCode.INVALID_ARGUMENT),
     # Only Unavailable tells the client that a retry may succeed.
     Refusal(Unavailable, grpc.StatusCode.UNAVAILABLE),

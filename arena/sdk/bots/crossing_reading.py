@@ -35,6 +35,7 @@ class Reading:
         self._goals: list[int] | None = None
 
     def standing(self, seat: int) -> tuple[int, int]:
+        """(contracts, money) of `seat`: how close it is to winning."""
         player = self.players[seat]
         return len(player["contracts"]), player["money"]
 
