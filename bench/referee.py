@@ -314,9 +314,9 @@ async def play_wire(
     config = RefereeConfig(
         host="bench-referee",
         admin_token=ADMIN,
-        reconnect_grace=5.0,
+        reconnect_grace=timedelta(seconds=5),
         default_clock=CLOCK,
-        connect_timeout=30.0,
+        connect_timeout=timedelta(seconds=30),
     )
     referee = Referee(db, config)
     finished: dict[int, tuple[float, int]] = {}
@@ -367,7 +367,7 @@ async def play_wire(
         transactions = db.writer.batches
     finally:
         await channel.close()
-        await running.stop(0.2)
+        await running.stop(timedelta(milliseconds=200))
         await db.close()
     return WireRun(
         decisions=sum(len(r.moves) for r in records.values()),

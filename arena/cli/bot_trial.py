@@ -45,7 +45,8 @@ from arena.storage.botstats import read_strike_note
 from arena.storage.embedded import EmbeddedPostgres
 from arena.storage.rows import MatchRow
 
-CONNECT_TIMEOUT = 30.0
+CONNECT_TIMEOUT = timedelta(seconds=30)
+"""How long the bot program under test has to connect."""
 AUTHOR = "my-bot"
 
 
@@ -174,7 +175,9 @@ class Trial:
         await db.migrate()
         # No bank: every answer slower than per_decision is reported as late.
         clock = Clock(per_decision=timedelta(seconds=self.per_decision), bank=timedelta(0))
-        config = RefereeConfig(host="bot-test", default_clock=clock, connect_timeout=5.0)
+        config = RefereeConfig(
+            host="bot-test", default_clock=clock, connect_timeout=timedelta(seconds=5)
+        )
         running = await create_server(Referee(db, config), "127.0.0.1:0")
         referee = running.referee
         opponents = [f"{self.opponents}-{i}" for i in range(1, seats)]
@@ -203,7 +206,7 @@ class Trial:
                 bot.stop()
                 task.cancel()  # also when it never got to run (the author's bot failed at once)
             await asyncio.gather(*(task for _, task in helpers), return_exceptions=True)
-            await running.stop(0.2)
+            await running.stop(timedelta(milliseconds=200))
             await db.close()
 
     @contextlib.asynccontextmanager
@@ -249,7 +252,7 @@ class Trial:
     ) -> int:
         hub = referee.hub  # type: ignore[attr-defined]
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + CONNECT_TIMEOUT
+        deadline = loop.time() + CONNECT_TIMEOUT.total_seconds()
         while True:
             for session in hub.sessions():
                 if session.bot_name == AUTHOR:
@@ -258,7 +261,7 @@ class Trial:
                 raise self._died(process, log, "before connecting")
             if loop.time() > deadline:
                 raise CliError(
-                    f"your bot did not connect within {CONNECT_TIMEOUT:g}s",
+                    f"your bot did not connect within {CONNECT_TIMEOUT.total_seconds():g}s",
                     "it must connect to ARENA_ADDRESS with the token in ARENA_BOT_TOKEN",
                     ExitCode.FAILED,
                 )

@@ -17,12 +17,13 @@ from typing import Any
 import grpc
 
 from arena.cli.errors import positive
+from arena.cli.options import add_per_decision, per_decision_clock
 from arena.cli.tournaments import follow, leaderboard_lines, standings_lines
 from arena.cli.up import free_port
 from arena.ops.stack import BotProcesses, Stack, StackConfig
-from arena.referee.clock import seconds, to_duration
+from arena.referee.clock import seconds
 from arena.render import Paint
-from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+from arena.v1 import arena_pb2, arena_pb2_grpc
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -37,7 +38,7 @@ def demo(args: argparse.Namespace) -> int:
         worker_metrics_port=free_port(),
         beat_metrics_port=free_port(),
         concurrency=args.concurrency,
-        per_decision=args.per_decision,
+        per_decision=seconds(args.per_decision),
         logs_to_files=True,
         web_port=free_port(),
         web_metrics_port=free_port(),
@@ -70,7 +71,9 @@ def demo(args: argparse.Namespace) -> int:
                 f"  tournament {tournament_id} scheduled; Celery beat starts it in "
                 f"{args.start_in:g}s\n"
             )
-            final = asyncio.run(follow(stack.address, tournament_id, paint, timeout=args.timeout))
+            final = asyncio.run(
+                follow(stack.address, tournament_id, paint, timeout=seconds(args.timeout))
+            )
             if not sys.stdout.isatty():
                 print("\n".join(standings_lines(final, paint)))
             print()
@@ -117,13 +120,15 @@ async def _register(address: str, count: int) -> list[tuple[str, str]]:
     return out
 
 
-async def _wait_bots(address: str, count: int, timeout: float = 120) -> None:
+async def _wait_bots(address: str, count: int, timeout: timedelta = timedelta(minutes=2)) -> None:
     async with grpc.aio.insecure_channel(address) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout.total_seconds()
         while len((await api.ListBots(arena_pb2.ListBotsRequest())).bots) < count:
             if time.monotonic() > deadline:
-                raise TimeoutError(f"fewer than {count} bots connected after {timeout}s")
+                raise TimeoutError(
+                    f"fewer than {count} bots connected after {timeout.total_seconds():g} s"
+                )
             await asyncio.sleep(0.2)
 
 
@@ -134,7 +139,7 @@ async def _schedule(stack: Any, names: list[str], args: argparse.Namespace) -> i
         bots=names,
         table_size=4,
         rounds=args.rounds,
-        clock=common_pb2.Clock(per_decision=to_duration(seconds(args.per_decision))),
+        clock=per_decision_clock(args),
         seed=args.seed,
     )
     request.starts_at.FromDatetime(datetime.now(UTC) + timedelta(seconds=args.start_in))
@@ -156,12 +161,7 @@ def add_commands(sub: Any) -> None:
     d = sub.add_parser("demo", help="the whole job: 16 bots play a Swiss of Hart")
     d.add_argument("--bots", type=positive(), default=16, help="bot processes (default: 16)")
     d.add_argument("--rounds", type=positive(), default=5, help="Swiss rounds (default: 5)")
-    d.add_argument(
-        "--per-decision",
-        type=positive(float),
-        default=2.0,
-        help="seconds per decision (default: 2)",
-    )
+    add_per_decision(d, 2.0)
     d.add_argument(
         "--concurrency",
         type=positive(),

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import engines
+from arena.cli import matches as matches_cli
 from arena.cli import serve as service_cli
 from arena.cli.errors import CliError, ExitCode, Parser, positive, run_command
-from arena.cli.options import parse_options
+from arena.cli.options import parse_options, split_names
 from arena.render import Paint, final_lines, step_lines
 from arena.sdk.bots import strategy, strategy_names
 from arena.sdk.local import play_local
@@ -33,7 +34,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     rules = engines.get(args.game)
-    names = [b.strip() for b in args.bots.split(",") if b.strip()] if args.bots else []
+    names = split_names(args.bots) if args.bots else []
     seats = args.seats or len(names) or min(rules.seat_counts)
     if seats not in rules.seat_counts:
         raise CliError(
@@ -76,7 +77,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 def _cmd_replay(args: argparse.Namespace) -> int:
     target = Path(args.source)
     if not target.exists() and args.source.isdigit():
-        return service_cli.replay_stored(args)  # a match id: fetch it from the arena
+        return matches_cli.replay_stored(args)  # a match id: fetch it from the arena
     if not target.exists():
         raise CliError(
             f"{args.source!r} is neither a record file nor a match id",

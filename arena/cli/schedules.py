@@ -13,10 +13,10 @@ import grpc
 import engines
 from arena.cli import entrants as entrant_cli
 from arena.cli.errors import positive
+from arena.cli.options import add_per_decision, per_decision_clock, split_names
 from arena.cli.target import ADDRESS_HELP, ADMIN_TOKEN_HELP, address_of, admin_metadata
-from arena.referee.clock import seconds, to_duration
 from arena.tournament.schedules import next_daily, parse_every
-from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+from arena.v1 import arena_pb2, arena_pb2_grpc
 
 FORMAT_NAMES = {v: k for k, v in entrant_cli.FORMATS.items()}
 
@@ -44,12 +44,12 @@ def create(args: argparse.Namespace) -> int:
     request = arena_pb2.CreateScheduleRequest(
         name=args.name,
         game=args.game,
-        bots=[b.strip() for b in args.bots.split(",") if b.strip()],
+        bots=split_names(args.bots),
         table_size=args.table_size,
         rounds=args.rounds,
         format=entrant_cli.FORMATS[args.format],
         rating_system=entrant_cli.RATING_SYSTEMS[args.rating_system],
-        clock=common_pb2.Clock(per_decision=to_duration(seconds(args.per_decision))),
+        clock=per_decision_clock(args),
     )
     request.every.FromTimedelta(every)
     request.first_run.FromDatetime(first)
@@ -120,12 +120,7 @@ def add_commands(sub: Any) -> None:
         help="rounds per edition (default: 0, chosen from the field size)",
     )
     entrant_cli.add_format_flags(c)
-    c.add_argument(
-        "--per-decision",
-        type=positive(float),
-        default=5.0,
-        help="seconds per decision (default: 5)",
-    )
+    add_per_decision(c)
     c.add_argument(
         "--every", default="", help="period, e.g. 6h, 30m, 1d (default: none; or --daily-at)"
     )
@@ -156,7 +151,7 @@ def ladder(args: argparse.Namespace) -> int:
             game=args.game,
             table_size=args.table_size,
             concurrency=args.concurrency,
-            clock=common_pb2.Clock(per_decision=to_duration(seconds(args.per_decision))),
+            clock=per_decision_clock(args),
         )
         done = asyncio.run(
             _call(args, lambda api: api.StartLadder(request, metadata=admin_metadata(args)))
@@ -186,12 +181,7 @@ def add_ladder_commands(sub: Any) -> None:
         default=1,
         help="ladder matches a bot may play at once (default: 1)",
     )
-    start.add_argument(
-        "--per-decision",
-        type=positive(float),
-        default=5.0,
-        help="seconds per decision (default: 5)",
-    )
+    add_per_decision(start)
     stop = l_sub.add_parser("stop", help="admin: stop making ladder matches")
     for p in (start, stop):
         p.add_argument("--game", required=True, choices=engines.names(), help="the ladder's game")

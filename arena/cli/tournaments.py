@@ -15,10 +15,10 @@ import engines
 from arena.cli import entrants as entrant_cli
 from arena.cli import schedules as schedule_cli
 from arena.cli.errors import positive
+from arena.cli.options import add_per_decision, per_decision_clock, split_names
 from arena.cli.target import ADDRESS_HELP, ADMIN_TOKEN_HELP, address_of, admin_metadata
-from arena.referee.clock import seconds, to_duration
 from arena.render import Paint
-from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+from arena.v1 import arena_pb2, arena_pb2_grpc
 
 STATUS = {v: k[18:].lower() for k, v in arena_pb2.TournamentStatus.items()}
 
@@ -29,11 +29,11 @@ async def create(args: argparse.Namespace) -> int:
     request = arena_pb2.CreateTournamentRequest(
         name=args.name,
         game=args.game,
-        bots=[b.strip() for b in args.bots.split(",") if b.strip()],
+        bots=split_names(args.bots),
         table_size=args.table_size,
         rounds=args.rounds,
         seed=args.seed,
-        clock=common_pb2.Clock(per_decision=to_duration(seconds(args.per_decision))),
+        clock=per_decision_clock(args),
         format=entrant_cli.FORMATS[args.format],
         rating_system=entrant_cli.RATING_SYSTEMS[args.rating_system],
         forfeit_limit=args.forfeit_limit,
@@ -92,13 +92,13 @@ def standings_lines(t: arena_pb2.Tournament, paint: Paint) -> list[str]:
 
 
 async def follow(
-    address: str, tournament_id: int, paint: Paint, timeout: float = 3600
+    address: str, tournament_id: int, paint: Paint, timeout: timedelta = timedelta(hours=1)
 ) -> arena_pb2.Tournament:
     """Show progress until the tournament finishes; return its final state."""
     live = sys.stdout.isatty()
     shown: tuple[Any, ...] = ()
     drawn = 0
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + timeout.total_seconds()
     async with grpc.aio.insecure_channel(address) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
         while True:
@@ -199,12 +199,7 @@ def add_commands(sub: Any) -> None:
         default=0,
         help="rounds; 0 chooses from the field size (default: 0)",
     )
-    c.add_argument(
-        "--per-decision",
-        type=positive(float),
-        default=5.0,
-        help="seconds per decision (default: 5)",
-    )
+    add_per_decision(c)
     c.add_argument(
         "--start-in",
         type=positive(float, zero=True),

@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.errors import CliError, ExitCode, positive
+from arena.cli.options import add_per_decision
 from arena.cli.up_status import StatusWatcher
 from arena.ops.home import StackInfo, data_dir
 from arena.ops.stack import Stack, StackConfig
 from arena.referee.auth import write_secret
+from arena.referee.clock import seconds
 from arena.storage.embedded import file_lock
 
 
@@ -72,10 +74,10 @@ def up(args: argparse.Namespace) -> int:
         worker_metrics_port=args.worker_metrics_port,
         beat_metrics_port=args.beat_metrics_port,
         concurrency=args.concurrency,
-        per_decision=args.per_decision,
+        per_decision=seconds(args.per_decision),
         web_port=args.web_port,
         web_metrics_port=args.web_metrics_port,
-        spectator_delay=args.spectator_delay,
+        spectator_delay=seconds(args.spectator_delay),
         logs_to_files=args.logs == "files",
     )
     stop = {"now": False}
@@ -214,12 +216,7 @@ def add_commands(sub: Any) -> None:
         default=8,
         help="Celery worker processes, i.e. matches played at once (default: 8)",
     )
-    u.add_argument(
-        "--per-decision",
-        type=positive(float),
-        default=5.0,
-        help="default seconds per decision (default: 5)",
-    )
+    add_per_decision(u, 5.0, help="default seconds per decision")
     u.add_argument(
         "--logs",
         choices=["files", "terminal"],

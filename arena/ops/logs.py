@@ -12,7 +12,7 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 CONTEXT_KEYS = ("match_id", "tournament_id", "round_no", "bot", "bot_id", "task_id")
@@ -83,3 +83,9 @@ def configure_logging(process: str, level: int = logging.INFO, stream: Any = Non
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+
+
+def logged(process: str, command: Callable[[], int]) -> int:
+    """Run `command` with logging configured for `process`; its exit code."""
+    configure_logging(process)
+    return command()

@@ -7,6 +7,8 @@ its samples there, and the worker's main process serves the merged view (see `wo
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from prometheus_client import Counter, Gauge, Histogram
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
@@ -140,3 +142,16 @@ SLOW_WATCHERS = Counter(
     "arena_slow_watchers_dropped_total",
     "WatchMatch calls ended with RESOURCE_EXHAUSTED because the spectator fell too far behind",
 )
+
+
+def start_referee_series(games: Iterable[str]) -> None:
+    """Create a referee's labelled series at 0, so the first event shows as an increase (and
+    dashboards have data before it)."""
+    for game in games:
+        MATCHES_ABORTED.labels(game)
+    for reason in ("no_hello", "oversized", "not_hello", "no_token", "unknown_token"):
+        FAILED_LOGINS.labels(reason)
+    for kind in ("undecodable", "malformed", "oversized"):
+        JUNK_MESSAGES.labels(kind)
+    for limit in ("login", "register", "messages"):
+        RATE_LIMITED.labels(limit)

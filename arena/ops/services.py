@@ -32,8 +32,10 @@ import socket
 import subprocess
 import time
 from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 from types import TracebackType
+from typing import Protocol, TypeVar
 
 from arena.ops import home
 from arena.storage.embedded import EmbeddedError, EmbeddedPostgres, file_lock, wheel_folder
@@ -42,7 +44,7 @@ ENV_DATABASE_URL = "ARENA_DATABASE_URL"
 ENV_REDIS_URL = "ARENA_REDIS_URL"
 ENV_DATA_DIR = "ARENA_DATA_DIR"
 
-_START_TIMEOUT = 10.0
+_START_TIMEOUT = timedelta(seconds=10)
 
 
 def data_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -117,7 +119,7 @@ class EmbeddedRedis:
             return
         process.send_signal(signal.SIGTERM)
         try:
-            process.wait(timeout=_START_TIMEOUT)
+            process.wait(timeout=_START_TIMEOUT.total_seconds())
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
@@ -158,7 +160,7 @@ class EmbeddedRedis:
         )
 
     def _wait_ready(self, process: subprocess.Popen[bytes], port: int) -> bool:
-        deadline = time.monotonic() + _START_TIMEOUT
+        deadline = time.monotonic() + _START_TIMEOUT.total_seconds()
         while time.monotonic() < deadline:
             if process.poll() is not None:
                 return False
@@ -234,15 +236,25 @@ def redis_url() -> str:
 
 @functools.cache
 def _process_postgres() -> EmbeddedPostgres:
-    server = EmbeddedPostgres(data_dir())
-    server.start()
-    atexit.register(server.stop)
-    return server
+    return _running_until_exit(EmbeddedPostgres(data_dir()))
 
 
 @functools.cache
 def _process_redis() -> EmbeddedRedis:
-    server = EmbeddedRedis(data_dir())
+    return _running_until_exit(EmbeddedRedis(data_dir()))
+
+
+class _Server(Protocol):
+    def start(self) -> object: ...
+
+    def stop(self) -> None: ...
+
+
+S = TypeVar("S", bound=_Server)
+
+
+def _running_until_exit(server: S) -> S:
+    """`server`, started now and stopped when the process exits."""
     server.start()
     atexit.register(server.stop)
     return server

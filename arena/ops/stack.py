@@ -17,6 +17,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 import grpc
@@ -24,7 +25,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.ops.services import EmbeddedServices
 
-STOP_GRACE = 10.0
+STOP_GRACE = timedelta(seconds=10)
+"""How long a child has to exit after SIGTERM before it is killed."""
 WEB_COMMAND = ("-m", "arena.cli.main", "web")
 
 
@@ -38,15 +40,16 @@ class StackConfig:
     worker_metrics_port: int = 9102
     beat_metrics_port: int = 9103
     concurrency: int = 8
-    per_decision: float = 5.0
+    per_decision: timedelta = timedelta(seconds=5)
+    """The referee's default per-decision limit."""
     logs_to_files: bool = False
     """Write each child's output to `<data_dir>/logs/<name>.log` instead of this terminal."""
     extra_env: dict[str, str] = field(default_factory=dict)
     web_port: int = 8080
     """The web pages' HTTP port; -1 starts no web server."""
     web_metrics_port: int = 9104
-    spectator_delay: float = 3.0
-    """Seconds the web pages show a running match behind."""
+    spectator_delay: timedelta = timedelta(seconds=3)
+    """How far behind the web pages show a running match."""
 
 
 class Stack:
@@ -95,11 +98,13 @@ class Stack:
                     # The admin token reaches it as ARENA_ADMIN_TOKEN (see `environ`): a command
                     # line is readable by every user of the machine (`ps`).
                     "--per-decision",
-                    str(c.per_decision),
+                    f"{c.per_decision.total_seconds():g}",
                 ],
             )
             referee = self.children["referee"]
-            wait_healthy(self.address, timeout=60, alive=lambda: referee.poll() is None)
+            wait_healthy(
+                self.address, timeout=timedelta(seconds=60), alive=lambda: referee.poll() is None
+            )
             self._spawn(
                 "worker",
                 [
@@ -136,7 +141,7 @@ class Stack:
             )
             if c.web_port >= 0:
                 self._spawn("web", [*WEB_COMMAND, *self.web_args()])
-                wait_http(self.web_url + "healthz", timeout=60)
+                wait_http(self.web_url + "healthz", timeout=timedelta(seconds=60))
         except BaseException:
             self.stop()
             raise
@@ -155,7 +160,7 @@ class Stack:
             "--metrics-port",
             str(c.web_metrics_port),
             "--spectator-delay",
-            str(c.spectator_delay),
+            f"{c.spectator_delay.total_seconds():g}",
         ]
 
     def _spawn(self, name: str, args: Sequence[str], env: dict[str, str] | None = None) -> None:
@@ -190,7 +195,7 @@ class Stack:
         """Stop every child (and its process group), then the embedded servers."""
         for process in self.children.values():
             _signal_group(process, signal.SIGTERM)
-        deadline = time.monotonic() + STOP_GRACE
+        deadline = time.monotonic() + STOP_GRACE.total_seconds()
         for process in self.children.values():
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=max(0.1, deadline - time.monotonic()))
@@ -213,9 +218,11 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
         os.killpg(process.pid, sig)
 
 
-def wait_healthy(address: str, timeout: float, alive: Callable[[], bool] = lambda: True) -> None:
+def wait_healthy(
+    address: str, timeout: timedelta, alive: Callable[[], bool] = lambda: True
+) -> None:
     """Block until the referee at `address` reports SERVING; stop early if `alive()` is false."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + timeout.total_seconds()
     last = ""
     while time.monotonic() < deadline:
         if not alive():
@@ -292,9 +299,9 @@ class BotProcesses:
         self.logs.clear()
 
 
-def wait_http(url: str, timeout: float) -> None:
+def wait_http(url: str, timeout: timedelta) -> None:
     """Block until `url` answers 200."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + timeout.total_seconds()
     last = ""
     while time.monotonic() < deadline:
         try:

@@ -18,13 +18,11 @@ from arena.referee import arguments
 from arena.referee.clock import Clock
 from arena.referee.limits import Limits, clip
 from arena.referee.match import MatchRunner
-from arena.referee.problems import malformed, not_yours
-from arena.referee.sessions import Hub, Session
+from arena.referee.sessions import Hub
 from arena.storage.db import Database
 from arena.storage.errors import StorageError
 from arena.storage.rows import MatchRow, TableKey
 from arena.tournament.rating_store import rate_match
-from arena.v1 import bot_pb2
 
 log = logging.getLogger(__name__)
 
@@ -37,12 +35,12 @@ class RefereeConfig:
     """This referee's name, stored with the matches it hosts."""
     admin_token: str = ""
     """The token admin calls need; empty means generate one at start."""
-    reconnect_grace: float = 10.0
-    """Seconds a dropped bot has to reconnect before its decisions time out."""
+    reconnect_grace: timedelta = timedelta(seconds=10)
+    """How long a dropped bot has to reconnect before its decisions time out."""
     default_clock: Clock = field(default_factory=Clock)
     """The clock of matches whose creator sets none."""
-    connect_timeout: float = 10.0
-    """Seconds a new match waits for its bots to connect before the clocks start anyway."""
+    connect_timeout: timedelta = timedelta(seconds=10)
+    """How long a new match waits for its bots to connect before the clocks start anyway."""
     spectator_delay: timedelta = timedelta(0)
     """The least delay WatchMatch shows a running match with (a client may ask for more)."""
     limits: Limits = field(default_factory=Limits)
@@ -66,15 +64,7 @@ class Referee:
         self.runners: dict[int, MatchRunner] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         self.on_finish: list[Callable[[MatchRunner], Any]] = [self._rate_adhoc]
-        # Series from 0, so the first event shows as an increase (and dashboards have data).
-        for game in engines.names():
-            metrics.MATCHES_ABORTED.labels(game)
-        for reason in ("no_hello", "oversized", "not_hello", "no_token", "unknown_token"):
-            metrics.FAILED_LOGINS.labels(reason)
-        for kind in ("undecodable", "malformed", "oversized"):
-            metrics.JUNK_MESSAGES.labels(kind)
-        for limit in ("login", "register", "messages"):
-            metrics.RATE_LIMITED.labels(limit)
+        metrics.start_referee_series(engines.names())
         self._adopter: asyncio.Task[None] | None = None
         self._creating = asyncio.Lock()
         """Held while a match is created or resumed, so one match never gets two runners."""
@@ -92,39 +82,6 @@ class Referee:
         row = await self.db.bot_by_token_hash(digest)
         return None if row is None else (row.id, row.name)
 
-    def matches_of(self, bot_id: int) -> list[MatchRunner]:
-        """The running matches `bot_id` plays in."""
-        return [r for r in self.runners.values() if r.seats_of(bot_id)]
-
-    def resume_messages(self, bot_id: int) -> list[bot_pb2.ArenaMessage]:
-        """MatchStarts and pending requests for a bot that (re)connects."""
-        out: list[bot_pb2.ArenaMessage] = []
-        for runner in self.matches_of(bot_id):
-            out.extend(runner.resume_messages(bot_id))
-        return out
-
-    def handle_bot_message(
-        self, session: Session, message: bot_pb2.BotMessage
-    ) -> bot_pb2.ArenaMessage | None:
-        """Dispatch one message from a bot stream; return a reply if one is due."""
-        kind = message.WhichOneof("kind")
-        if kind == "heartbeat":
-            return bot_pb2.ArenaMessage(heartbeat=bot_pb2.Heartbeat())
-        if kind == "action":
-            runner = self.runners.get(message.action.match_id)
-            if runner is None or not runner.seats_of(session.bot_id):
-                return not_yours(message.action.match_id, message.action.decision)
-            return runner.deliver(session.bot_id, message.action)
-        if kind == "resign":
-            runner = self.runners.get(message.resign.match_id)
-            if runner is None or not runner.seats_of(session.bot_id):
-                return not_yours(message.resign.match_id, 0)
-            runner.resign(session.bot_id, message.resign.reason)
-            return None
-        if kind == "hello":
-            return malformed("Hello is only valid as the first message of a stream")
-        return malformed("the message sets none of hello, action, resign and heartbeat")
-
     # -- matches ---------------------------------------------------------------------------------
     async def create_match(
         self,
@@ -133,7 +90,7 @@ class Referee:
         options: dict[str, Any],
         clock: Clock,
         seed: int,
-        connect_timeout: float | None = None,
+        connect_timeout: timedelta | None = None,
         tournament: tuple[int, int, int] | None = None,
     ) -> int:
         """Create a match in storage and start playing it here; return its id.
@@ -176,7 +133,7 @@ class Referee:
             await self._launch(existing, connect_timeout)
         return match_id
 
-    async def _launch(self, row: MatchRow, connect_timeout: float | None = None) -> MatchRunner:
+    async def _launch(self, row: MatchRow, connect_timeout: timedelta | None = None) -> MatchRunner:
         """Play a stored match here, resuming it from its log if it has one."""
         rules = engines.get(row.game)
         decisions = await self.db.decisions(row.id)
@@ -248,25 +205,22 @@ class Referee:
 
     async def _run(self, runner: MatchRunner) -> None:
         with log_context(match_id=runner.match_id):
-            await self._play(runner)
-
-    async def _play(self, runner: MatchRunner) -> None:
-        try:
-            outcome = await runner.run()
-            log.info(
-                "match %s (%s) finished: ranks %s",
-                runner.match_id,
-                runner.game,
-                list(outcome.ranks),
-            )
-        except asyncio.CancelledError:
-            log.info("match %s interrupted by shutdown", runner.match_id)
-            raise
-        except Exception as exc:  # the referee's own failure: abort, never strand the match
-            log.exception("match %s crashed; aborting it", runner.match_id)
-            await runner.abort(f"referee error: {type(exc).__name__}: {exc}")
-        finally:
-            self.runners.pop(runner.match_id, None)
+            try:
+                outcome = await runner.run()
+                log.info(
+                    "match %s (%s) finished: ranks %s",
+                    runner.match_id,
+                    runner.game,
+                    list(outcome.ranks),
+                )
+            except asyncio.CancelledError:
+                log.info("match %s interrupted by shutdown", runner.match_id)
+                raise
+            except Exception as exc:  # the referee's own failure: abort, never strand the match
+                log.exception("match %s crashed; aborting it", runner.match_id)
+                await runner.abort(f"referee error: {type(exc).__name__}: {exc}")
+            finally:
+                self.runners.pop(runner.match_id, None)
 
     async def start(self) -> None:
         """Resume the matches stored as hosted here, then keep adopting released ones."""

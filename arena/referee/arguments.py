@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -151,6 +151,11 @@ def clock(default: Clock, wire: common_pb2.Clock | None, field: str = "clock") -
     if wire.HasField("max_strikes"):
         integer(f"{field}.max_strikes", wire.max_strikes, *MAX_STRIKES)
     return default.merged(wire)
+
+
+def request_clock(default: Clock, request: Any) -> Clock:
+    """The clock a request asks for: its `clock` field over `default`, each field checked."""
+    return clock(default, request.clock if request.HasField("clock") else None)
 
 
 def check_clock(field: str, value: Clock) -> Clock:

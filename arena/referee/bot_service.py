@@ -11,15 +11,17 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from typing import Any, NoReturn
 
 import grpc
 from google.protobuf.message import DecodeError
 
 from arena.ops import metrics
+from arena.referee import dispatch
 from arena.referee.app import Referee
 from arena.referee.auth import token_hash
-from arena.referee.clock import seconds, to_duration
+from arena.referee.clock import to_duration
 from arena.referee.limits import RateLimiter, TokenBucket, peer_address, token_prefix
 from arena.referee.problems import malformed
 from arena.referee.sessions import Session
@@ -28,7 +30,8 @@ from arena.v1 import bot_pb2
 
 log = logging.getLogger(__name__)
 
-HEARTBEAT_INTERVAL = 10.0
+HEARTBEAT_INTERVAL = timedelta(seconds=10)
+"""How often a bot is told to send a heartbeat."""
 REPLACED = (
     "replaced: another stream opened with this bot's token and took over its matches; "
     "run one process per bot token"
@@ -73,13 +76,13 @@ class BotService:
         session = self.referee.hub.connect(bot_id, bot_name)
         session.form = hello.form
         log.info("bot %s (%s) connected: %s", bot_name, bot_id, hello.client or "?", extra=ids)
-        resume = self.referee.resume_messages(bot_id)
+        resume = dispatch.resume_messages(self.referee.runners, bot_id)
         welcome = bot_pb2.Welcome(
             bot_id=bot_id,
             bot_name=bot_name,
-            heartbeat_interval=to_duration(seconds(HEARTBEAT_INTERVAL)),
-            reconnect_grace=to_duration(seconds(self.referee.hub.reconnect_grace)),
-            active_matches=len(self.referee.matches_of(bot_id)),
+            heartbeat_interval=to_duration(HEARTBEAT_INTERVAL),
+            reconnect_grace=to_duration(self.referee.hub.reconnect_grace),
+            active_matches=len(dispatch.matches_of(self.referee.runners, bot_id)),
         )
         reader = asyncio.create_task(self._read(session, request_iterator))
         try:
@@ -218,7 +221,7 @@ class BotService:
                     )
                     _junk(session, "undecodable", warned)
                 else:
-                    reply = self.referee.handle_bot_message(session, message)
+                    reply = dispatch.handle_bot_message(self.referee.runners, session, message)
                     if reply is not None and _is_malformed(reply):
                         _junk(session, "malformed", warned)
                 if reply is not None:

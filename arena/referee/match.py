@@ -59,7 +59,7 @@ class MatchRunner:
         hub: Hub,
         store: MatchStore,
         host: str,
-        connect_timeout: float = 10.0,
+        connect_timeout: timedelta = timedelta(seconds=10),
         resume: Record | None = None,
     ) -> None:
         self.match_id = match_id
@@ -140,13 +140,9 @@ class MatchRunner:
         return outcome
 
     async def _wait_for_bots(self) -> None:
-        until = time.monotonic() + self.connect_timeout
-        while time.monotonic() < until:
-            if all(self.hub.is_connected(s.bot_id) for s in self.seats):
-                return
-            await asyncio.sleep(0.05)
-        missing = [s.bot_name for s in self.seats if not self.hub.is_connected(s.bot_id)]
-        log.warning("match %s starts without %s", self.match_id, ", ".join(missing))
+        if not await self.hub.wait_connected([s.bot_id for s in self.seats], self.connect_timeout):
+            missing = [s.bot_name for s in self.seats if not self.hub.is_connected(s.bot_id)]
+            log.warning("match %s starts without %s", self.match_id, ", ".join(missing))
 
     async def _play(self, decision: Decision) -> None:
         asked = [s for s in sorted(decision.seats) if not self.seats[s].forfeited]
@@ -200,31 +196,20 @@ class MatchRunner:
 
     def resume_messages(self, bot_id: int) -> list[bot_pb2.ArenaMessage]:
         """What a reconnecting bot gets: its MatchStarts and the requests it still owes."""
-        out = [self.start_message(seat) for seat in self.seats_of(bot_id)]
-        for seat in self.seats_of(bot_id):
-            pending = self.hub.owed(self.match_id, seat)
-            if pending is not None:
-                grace = self.clock.grace.total_seconds()
-                fresh = time.monotonic() + self.clock.per_decision.total_seconds() + grace
-                pending.deadline = max(pending.deadline, fresh)
-                left = timedelta(seconds=pending.deadline - grace - time.monotonic())
-                requests.refresh_deadline(pending.request, left)
-                out.append(bot_pb2.ArenaMessage(decision=pending.request))
-        return out
+        held = self.seats_of(bot_id)
+        starts = [self.start_message(seat) for seat in held]
+        return starts + routing.resent_requests(self.hub, self.match_id, held, self.clock)
 
     # -- the end ---------------------------------------------------------------------------------
-    def final_outcome(self) -> Outcome:
-        """The rules' outcome, with forfeited seats moved below every other seat."""
-        outcome = self.driver.outcome()
-        assert outcome is not None
-        return seats.ranked(outcome, self.seats)
-
     def end_message(self, outcome: Outcome) -> bot_pb2.MatchEnd:
         """The MatchEnd every seat receives (its own seat is filled in per bot)."""
         return seats.end_message(self.match_id, outcome, self.seats, self.rating_changes)
 
     async def _finish(self) -> Outcome:
-        outcome = self.outcome = self.final_outcome()
+        played = self.driver.outcome()
+        assert played is not None
+        # The rules' outcome, with forfeited seats moved below every other seat.
+        outcome = self.outcome = seats.ranked(played, self.seats)
         results = seats.results(outcome, self.seats)
         await self._stored(
             "finish_match", self.store.finish_match, self.match_id, outcome.termination, results

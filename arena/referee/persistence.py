@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
 from arena.ops import metrics
@@ -13,8 +14,10 @@ from arena.storage.errors import Conflict, NotFound, StorageError, Unavailable
 
 log = logging.getLogger(__name__)
 
-DB_RETRY_MAX = 1.0
+DB_RETRY_MAX = timedelta(seconds=1)
 """Longest pause between retries of a storage call: play resumes within it once Postgres is back."""
+DB_RETRY_FIRST = timedelta(milliseconds=50)
+"""The first pause before a storage call is retried; each next one doubles, up to the max."""
 ABORT_STORE_ATTEMPTS = 5
 
 
@@ -24,7 +27,7 @@ async def with_db_retry(
     """Retry a storage call while the database is unavailable: the match pauses rather than
     lose a step. Any other storage error (a conflict, a missing row) will not go away by
     waiting: it propagates, and the runner's caller aborts the match."""
-    delay = 0.05
+    delay = DB_RETRY_FIRST
     while True:
         try:
             await call(*args)
@@ -32,9 +35,13 @@ async def with_db_retry(
         except Unavailable as exc:  # the database is down: wait and retry
             metrics.DB_ERRORS.labels(operation).inc()
             log.error(
-                "match %s: %s failed (%s); retrying in %.2fs", match_id, operation, exc, delay
+                "match %s: %s failed (%s); retrying in %.2fs",
+                match_id,
+                operation,
+                exc,
+                delay.total_seconds(),
             )
-            await asyncio.sleep(delay)
+            await asyncio.sleep(delay.total_seconds())
             delay = min(delay * 2, DB_RETRY_MAX)
         except StorageError:
             metrics.DB_ERRORS.labels(operation).inc()
@@ -54,5 +61,5 @@ async def store_abort(store: MatchStore, match_id: int, reason: str) -> bool:
         except StorageError as exc:
             metrics.DB_ERRORS.labels("abort_match").inc()
             log.error("match %s: storing the abort failed (%s)", match_id, exc)
-            await asyncio.sleep(0.05 * 2**attempt)
+            await asyncio.sleep((DB_RETRY_FIRST * 2**attempt).total_seconds())
     return True

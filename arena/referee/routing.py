@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping, Sequence, Set
+from datetime import timedelta
 from typing import Any
 
 from arena.referee import requests
+from arena.referee.clock import Clock
 from arena.referee.sessions import Hub, Pending
 from arena.v1 import bot_pb2
 
@@ -82,3 +84,21 @@ async def await_answer(hub: Hub, pending: Pending) -> bot_pb2.Action | None:
         finally:
             changed.cancel()
     return pending.answer.result()
+
+
+def resent_requests(
+    hub: Hub, match_id: int, held: Sequence[int], clock: Clock
+) -> list[bot_pb2.ArenaMessage]:
+    """The requests a reconnecting bot still owes for seats `held`, each with a fair window:
+    at least one full per-decision limit from now."""
+    out = []
+    for seat in held:
+        pending = hub.owed(match_id, seat)
+        if pending is not None:
+            grace = clock.grace.total_seconds()
+            fresh = time.monotonic() + clock.per_decision.total_seconds() + grace
+            pending.deadline = max(pending.deadline, fresh)
+            left = timedelta(seconds=pending.deadline - grace - time.monotonic())
+            requests.refresh_deadline(pending.request, left)
+            out.append(bot_pb2.ArenaMessage(decision=pending.request))
+    return out

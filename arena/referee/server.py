@@ -6,6 +6,7 @@ import asyncio
 import logging
 import signal
 from dataclasses import dataclass
+from datetime import timedelta
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -46,14 +47,15 @@ class RunningServer:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    async def stop(self, grace: float = 1.0) -> None:
-        """Stop accepting calls, end the matches' tasks and close the streams."""
+    async def stop(self, grace: timedelta = timedelta(seconds=1)) -> None:
+        """Stop accepting calls, end the matches' tasks and close the streams (calls in flight
+        get `grace` to finish)."""
         if self.probe is not None:
             await self.probe.stop()
         for name in (*SERVICE_NAMES, ""):
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.referee.shutdown()
-        await self.server.stop(grace)
+        await self.server.stop(grace.total_seconds())
 
 
 async def create_server(referee: Referee, address: str = "[::]:50051") -> RunningServer:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from arena.ops import metrics
 from arena.v1 import bot_pb2
@@ -81,7 +83,7 @@ class Session:
 class Hub:
     """Every bot's session and pending decisions, keyed by bot id."""
 
-    def __init__(self, reconnect_grace: float, outbox_limit: int = 1000) -> None:
+    def __init__(self, reconnect_grace: timedelta, outbox_limit: int = 1000) -> None:
         self.reconnect_grace = reconnect_grace
         self.outbox_limit = outbox_limit
         self._sessions: dict[int, Session] = {}
@@ -135,12 +137,21 @@ class Hub:
         """Whether the bot has an open stream."""
         return bot_id in self._sessions
 
+    async def wait_connected(self, bot_ids: Sequence[int], timeout: timedelta) -> bool:
+        """Wait until every bot of `bot_ids` is connected, at most `timeout`; whether they are."""
+        until = time.monotonic() + timeout.total_seconds()
+        while not all(self.is_connected(bot_id) for bot_id in bot_ids):
+            if time.monotonic() >= until:
+                return False
+            await asyncio.sleep(0.05)
+        return True
+
     def reconnect_deadline(self, bot_id: int) -> float | None:
         """When a disconnected bot's grace runs out; None if it is connected."""
         if bot_id in self._sessions:
             return None
         left = self._left_at.get(bot_id)
-        return None if left is None else left + self.reconnect_grace
+        return None if left is None else left + self.reconnect_grace.total_seconds()
 
     def send(self, bot_id: int, message: bot_pb2.ArenaMessage) -> bool:
         """Send to the bot if it is connected; return whether it was."""

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 from collections import deque
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from arena.ops import metrics
@@ -70,9 +71,9 @@ class Watcher:
             raise WatcherDropped(self.failure())
         return self._queue.popleft() if self._queue else None
 
-    async def pause(self, seconds: float) -> None:
-        """Sleep `seconds` (a spectator delay); raises WatcherDropped if dropped meanwhile."""
+    async def pause(self, wait: timedelta) -> None:
+        """Sleep `wait` (a spectator delay); raises WatcherDropped if dropped meanwhile."""
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._drop.wait(), seconds)
+            await asyncio.wait_for(self._drop.wait(), wait.total_seconds())
         if self.dropped:
             raise WatcherDropped(self.failure())

@@ -25,6 +25,7 @@ import random
 import secrets
 import time
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from typing import Any
 
 import grpc
@@ -36,8 +37,11 @@ from engines import HashRng, Json
 
 log = logging.getLogger(__name__)
 
-MAX_BACKOFF = 5.0
-WELCOME_TIMEOUT = 10.0
+FIRST_BACKOFF = timedelta(milliseconds=100)
+"""The first pause before a failed stream is opened again; each next one doubles."""
+MAX_BACKOFF = timedelta(seconds=5)
+"""The longest pause between attempts to open a stream."""
+WELCOME_TIMEOUT = timedelta(seconds=10)
 """A stream that has not said Welcome by then is abandoned and opened again."""
 
 
@@ -131,11 +135,11 @@ class Bot:
             self._stop = asyncio.Event()  # ready for another run, in any event loop
 
     async def _run_until_stopped(self, address: str, token: str) -> None:
-        backoff = 0.1
+        backoff = FIRST_BACKOFF
         while not self._stop.is_set():
             try:
                 await self._session(address, token)
-                backoff = 0.1
+                backoff = FIRST_BACKOFF
             except grpc.aio.AioRpcError as exc:
                 if exc.code() == grpc.StatusCode.ABORTED:
                     raise BotReplaced(exc.details() or "replaced by another stream") from None
@@ -144,19 +148,24 @@ class Bot:
                     grpc.StatusCode.INVALID_ARGUMENT,
                 ):
                     raise BotRejected(f"{exc.code().name}: {exc.details()}") from None
-                if not self.bot_name and backoff == 0.1:  # never connected: say so once
+                if not self.bot_name and backoff == FIRST_BACKOFF:  # never connected: say so once
                     log.warning(
                         "cannot reach the arena at %s (%s); retrying until it answers",
                         address,
                         exc.code().name,
                     )
                 log.info(
-                    "stream to %s failed (%s); retrying in %.1fs", address, exc.code().name, backoff
+                    "stream to %s failed (%s); retrying in %.1fs",
+                    address,
+                    exc.code().name,
+                    backoff.total_seconds(),
                 )
             if self._stop.is_set():
                 break
             stop_wait = asyncio.ensure_future(self._stop.wait())
-            await asyncio.wait({stop_wait}, timeout=backoff * (0.5 + random.random()))
+            await asyncio.wait(
+                {stop_wait}, timeout=backoff.total_seconds() * (0.5 + random.random())
+            )
             stop_wait.cancel()
             backoff = min(backoff * 2, MAX_BACKOFF)
 
@@ -174,7 +183,9 @@ class Bot:
             call = bot_pb2_grpc.BotServiceStub(channel).Play(outgoing())
             stopper = asyncio.ensure_future(self._stop.wait())
             stopper.add_done_callback(lambda _: call.cancel())
-            no_welcome = asyncio.get_running_loop().call_later(WELCOME_TIMEOUT, call.cancel)
+            no_welcome = asyncio.get_running_loop().call_later(
+                WELCOME_TIMEOUT.total_seconds(), call.cancel
+            )
             heart: asyncio.Task[None] | None = None
             try:
                 async for message in call:
@@ -187,8 +198,9 @@ class Bot:
                             self.report.connected(
                                 self.bot_name, address, message.welcome.active_matches
                             )
-                        interval = message.welcome.heartbeat_interval.ToTimedelta().total_seconds()
-                        heart = asyncio.create_task(self._heartbeat(outbox, interval or 10.0))
+                        interval = message.welcome.heartbeat_interval.ToTimedelta()
+                        every = interval or timedelta(seconds=10)
+                        heart = asyncio.create_task(self._heartbeat(outbox, every))
                     elif kind == "match_start":
                         self.matches[message.match_start.match_id] = message.match_start
                         self.on_match_start(message.match_start)
@@ -226,10 +238,10 @@ class Bot:
                 outbox.put_nowait(None)
 
     async def _heartbeat(
-        self, outbox: asyncio.Queue[bot_pb2.BotMessage | None], every: float
+        self, outbox: asyncio.Queue[bot_pb2.BotMessage | None], every: timedelta
     ) -> None:
         while True:
-            await asyncio.sleep(every)
+            await asyncio.sleep(every.total_seconds())
             beat = bot_pb2.BotMessage(heartbeat=bot_pb2.Heartbeat())
             beat.heartbeat.sent_at.GetCurrentTime()
             outbox.put_nowait(beat)

@@ -38,8 +38,8 @@ class DatabaseProbe:
         """Consecutive failed probes before the database counts as down: one slow answer (a busy
         machine, an event loop that lagged past the timeout) must not fail every call at once."""
         self._failures = 0
-        self.interval = interval.total_seconds()
-        self.timeout = timeout.total_seconds()
+        self.interval = interval
+        self.timeout = timeout
         self.listeners: list[Listener] = []
         """Called with True (back) or False (gone) whenever the database's state changes."""
         self._conn: psycopg.AsyncConnection[Any] | None = None
@@ -48,10 +48,12 @@ class DatabaseProbe:
     async def check(self) -> bool:
         """One probe: whether Postgres answers within the timeout."""
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(self.timeout.total_seconds()):
                 if self._conn is None or self._conn.closed:
                     self._conn = await psycopg.AsyncConnection.connect(
-                        self.db.url, autocommit=True, connect_timeout=max(1, int(self.timeout))
+                        self.db.url,
+                        autocommit=True,
+                        connect_timeout=max(1, int(self.timeout.total_seconds())),
                     )
                 await self._conn.execute("SELECT 1")
             return True
@@ -81,7 +83,7 @@ class DatabaseProbe:
                     )
                     for listener in self.listeners:
                         await listener(up)
-            await asyncio.sleep(self.interval)
+            await asyncio.sleep(self.interval.total_seconds())
 
     def start(self) -> None:
         """Start probing in the background."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from typing import Any
 
@@ -16,9 +16,13 @@ from arena.referee.limits import Limits
 from arena.referee.server import RunningServer, create_server
 from arena.sdk import Bot
 from arena.storage import Database
-from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
+from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, common_pb2
 
 ADMIN = "test-admin-token"
+POLL = timedelta(milliseconds=50)
+"""How often a helper asks the referee again."""
+CHECK = timedelta(milliseconds=20)
+"""How often `until` looks again."""
 ADMIN_METADATA = (("authorization", f"Bearer {ADMIN}"),)
 FAST_CLOCK = Clock(
     per_decision=timedelta(seconds=2),
@@ -32,7 +36,7 @@ FAST_CLOCK = Clock(
 async def running_referee(
     database_url: str,
     clock: Clock = FAST_CLOCK,
-    reconnect_grace: float = 2.0,
+    reconnect_grace: timedelta = timedelta(seconds=2),
     spectator_delay: timedelta = timedelta(0),
     limits: Limits | None = None,
 ) -> AsyncIterator[RunningServer]:
@@ -44,7 +48,7 @@ async def running_referee(
         admin_token=ADMIN,
         reconnect_grace=reconnect_grace,
         default_clock=clock,
-        connect_timeout=5.0,
+        connect_timeout=timedelta(seconds=5),
         spectator_delay=spectator_delay,
         limits=limits or Limits(),
     )
@@ -52,7 +56,7 @@ async def running_referee(
     try:
         yield running
     finally:
-        await running.stop(0.2)
+        await running.stop(timedelta(milliseconds=200))
         await db.close()
 
 
@@ -82,18 +86,44 @@ async def create_match(
     return match.match_id
 
 
-async def wait_finished(address: str, match_id: int, timeout: float = 60.0) -> arena_pb2.Match:
-    """Poll until the match has finished; fail after `timeout` seconds."""
+async def wait_finished(
+    address: str, match_id: int, timeout: timedelta = timedelta(minutes=1)
+) -> arena_pb2.Match:
+    """Poll until the match has finished; fail after `timeout`."""
     channel, api = stub(address)
     async with channel:
-        deadline = asyncio.get_running_loop().time() + timeout
+        deadline = asyncio.get_running_loop().time() + timeout.total_seconds()
         while True:
             match = await api.GetMatch(arena_pb2.GetMatchRequest(match_id=match_id))
             if match.status == common_pb2.MATCH_STATUS_FINISHED:
                 return match
             if asyncio.get_running_loop().time() > deadline:
-                raise TimeoutError(f"match {match_id} still {match.status} after {timeout}s")
+                raise TimeoutError(f"match {match_id} still {match.status} after {timeout}")
             await asyncio.sleep(0.05)
+
+
+async def ended(
+    address: str, match_id: int, timeout: timedelta = timedelta(seconds=90)
+) -> arena_pb2.Match:
+    """Poll until the match has finished or been aborted; fail after `timeout`."""
+    ends = (common_pb2.MATCH_STATUS_FINISHED, common_pb2.MATCH_STATUS_ABORTED)
+    channel, api = stub(address)
+    async with channel:
+        for _ in range(int(timeout / POLL)):
+            match = await api.GetMatch(arena_pb2.GetMatchRequest(match_id=match_id))
+            if match.status in ends:
+                return match
+            await asyncio.sleep(POLL.total_seconds())
+    raise TimeoutError(f"match {match_id} did not end: {match}")
+
+
+async def until(check: Callable[[], bool], timeout: timedelta = timedelta(seconds=30)) -> None:
+    """Wait until `check()` holds (e.g. a bot saw MatchEnd, which follows the stored result)."""
+    for _ in range(int(timeout / CHECK)):
+        if check():
+            return
+        await asyncio.sleep(CHECK.total_seconds())
+    raise TimeoutError("condition not met")
 
 
 @contextlib.asynccontextmanager
@@ -111,12 +141,26 @@ async def playing(
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def _until_connected(address: str, count: int, timeout: float = 10.0) -> None:
+async def _until_connected(
+    address: str, count: int, timeout: timedelta = timedelta(seconds=10)
+) -> None:
     channel, api = stub(address)
     async with channel:
-        for _ in range(int(timeout / 0.05)):
+        for _ in range(int(timeout / POLL)):
             listed = await api.ListBots(arena_pb2.ListBotsRequest())
             if len(listed.bots) >= count:
                 return
             await asyncio.sleep(0.05)
     raise TimeoutError(f"fewer than {count} bots connected")
+
+
+async def first_problems(call: Any, count: int) -> list[bot_pb2.Problem]:
+    """The first `count` Problems a Play call sends (other messages skipped), then cancel it."""
+    problems = []
+    async for message in call:
+        if message.WhichOneof("kind") == "problem":
+            problems.append(message.problem)
+        if len(problems) == count:
+            call.cancel()
+            break
+    return problems

@@ -22,6 +22,7 @@ from tests.referee.harness import (
     ADMIN,
     ADMIN_METADATA,
     create_match,
+    first_problems,
     playing,
     register,
     running_referee,
@@ -225,13 +226,7 @@ def test_junk_after_login_gets_a_problem_one_warning_per_kind_and_a_count(
                 empty = bot_pb2.BotMessage().SerializeToString()
                 messages = [hello(token), *garbage * 5, *[empty] * 5]
                 call = raw_play(channel)(quiet_forever(messages))
-                problems = []
-                async for message in call:
-                    if message.WhichOneof("kind") == "problem":
-                        problems.append(message.problem)
-                    if len(problems) == 20:
-                        call.cancel()
-                        break
+                problems = await first_problems(call, 20)
             assert all(p.kind == bot_pb2.PROBLEM_KIND_MALFORMED_MESSAGE for p in problems)
             assert "does not decode as arena.v1.BotMessage" in problems[0].message
             assert counter("arena_junk_messages_total", kind="undecodable") == undecodable + 15

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -16,7 +15,15 @@ from arena.sdk import Bot
 from arena.storage import Database
 from arena.v1 import arena_pb2, bot_pb2, common_pb2
 from tests.referee.bots import RandomBot, ScriptedAnswerBot, json_action
-from tests.referee.harness import create_match, playing, register, running_referee, stub
+from tests.referee.harness import (
+    create_match,
+    ended,
+    playing,
+    register,
+    running_referee,
+    stub,
+    until,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -39,25 +46,6 @@ def _killers(game: str) -> list[bot_pb2.Action]:
     return [deep, empty_type, typed]
 
 
-async def _until(check: Callable[[], bool], timeout: float = 30.0) -> None:
-    for _ in range(int(timeout / 0.02)):
-        if check():
-            return
-        await asyncio.sleep(0.02)
-    raise TimeoutError("condition not met")
-
-
-async def _ended(address: str, match_id: int, timeout: float = 90.0) -> arena_pb2.Match:
-    channel, api = stub(address)
-    async with channel:
-        for _ in range(int(timeout / 0.05)):
-            match = await api.GetMatch(arena_pb2.GetMatchRequest(match_id=match_id))
-            if match.status in (common_pb2.MATCH_STATUS_FINISHED, common_pb2.MATCH_STATUS_ABORTED):
-                return match
-            await asyncio.sleep(0.05)
-    raise TimeoutError(f"match {match_id} did not end: {match}")
-
-
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_the_three_reported_payloads_are_strikes_and_the_match_finishes(
     fresh_database_url: str, game: str
@@ -72,8 +60,8 @@ def test_the_three_reported_payloads_are_strikes_and_the_match_finishes(
             bots: list[Bot] = [liar, *(RandomBot(i) for i in range(1, seats))]
             async with playing(list(zip(bots, tokens, strict=True)), server.address):
                 match_id = await create_match(server.address, game, names, seed=3, **options)
-                match = await _ended(server.address, match_id)
-                await _until(lambda: bool(liar.finished))
+                match = await ended(server.address, match_id)
+                await until(lambda: bool(liar.finished))
             assert match.status == common_pb2.MATCH_STATUS_FINISHED, match
             strikes = [p for p in liar.problems if p.strike]
             assert len(strikes) >= 3, [p.message for p in liar.problems]
@@ -108,8 +96,8 @@ def test_a_referee_failure_aborts_the_match_tells_every_seat_and_counts_it(
             bots = [RandomBot(i) for i in range(3)]
             async with playing(list(zip(bots, tokens, strict=True)), server.address):
                 match_id = await create_match(server.address, "hart", names, seed=4)
-                match = await _ended(server.address, match_id, timeout=30)
-                await _until(lambda: all(b.finished for b in bots))
+                match = await ended(server.address, match_id, timeout=timedelta(seconds=30))
+                await until(lambda: all(b.finished for b in bots))
             assert match.status == common_pb2.MATCH_STATUS_ABORTED
             assert match.termination == common_pb2.TERMINATION_ABORTED
             assert "RuntimeError: the engine exploded" in match.abort_reason
@@ -139,10 +127,10 @@ def test_get_match_reports_stored_decisions_and_rating_changes(fresh_database_ur
             bots = [RandomBot(i) for i in range(2)]
             async with playing(list(zip(bots, tokens, strict=True)), server.address):
                 match_id = await create_match(server.address, "crossing", names, round_cap=5)
-                await _ended(server.address, match_id)
+                await ended(server.address, match_id)
                 # MatchEnd goes out once the ad-hoc match is rated: its changes are stored then.
-                await _until(lambda: all(b.finished for b in bots))
-                match = await _ended(server.address, match_id)
+                await until(lambda: all(b.finished for b in bots))
+                match = await ended(server.address, match_id)
             db = await Database.open(fresh_database_url)
             try:
                 record = await db.record(match_id)
@@ -178,8 +166,8 @@ def test_a_failure_after_the_outcome_is_stored_sends_the_real_end_not_an_abort(
             bot = RandomBot(1)
             async with playing([(bot, token)], server.address):
                 match_id = await create_match(server.address, "loyang", ["solo"], seed=2)
-                match = await _ended(server.address, match_id)
-                await _until(lambda: bool(bot.finished))
+                match = await ended(server.address, match_id)
+                await until(lambda: bool(bot.finished))
             assert match.status == common_pb2.MATCH_STATUS_FINISHED
             assert bot.finished[-1].termination == common_pb2.TERMINATION_COMPLETED
             assert not bot.finished[-1].reason

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import timedelta
 
 import pytest
 
@@ -51,7 +52,9 @@ def test_each_bot_gets_the_form_it_asked_for_and_the_match_plays_out(
             bots = [RandomBot(seed=1), JsonBot(seed=2), TypedBot(seed=3)]
             async with playing(list(zip(bots, tokens, strict=True)), server.address):
                 match_id = await create_match(server.address, "hart", names, seed=31)
-                match = await wait_finished(server.address, match_id, timeout=120)
+                match = await wait_finished(
+                    server.address, match_id, timeout=timedelta(seconds=120)
+                )
             assert all(s.strikes == 0 for s in match.seats)
             db = await Database.open(fresh_database_url)
             try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
@@ -32,6 +32,7 @@ from tests.referee.harness import (
     register,
     running_referee,
     stub,
+    until,
 )
 
 pytestmark = pytest.mark.integration
@@ -319,7 +320,7 @@ def test_a_running_match_reveals_nothing_private(fresh_database_url: str) -> Non
             bots = [MuteBot(), RandomBot(1), RandomBot(2)]
             async with playing(list(zip(bots, tokens, strict=True)), server.address):
                 match_id = await create_match(server.address, "hart", names, seed=SEED)
-                await _until(lambda: bool(bots[0].requests))  # the match now waits for it
+                await until(lambda: bool(bots[0].requests))  # the match now waits for it
                 assert json.loads(bots[0].requests[0].view_json)["me"]["hand"]
                 channel, api = stub(server.address)
                 async with channel:
@@ -383,14 +384,6 @@ def test_watching_with_no_spectator_delay_shows_only_public_views(fresh_database
             assert json.loads(event.view_json) == public_setup
 
     asyncio.run(scenario())
-
-
-async def _until(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    for _ in range(int(timeout / 0.02)):
-        if check():
-            return
-        await asyncio.sleep(0.02)
-    raise TimeoutError("condition not met")
 
 
 def test_a_referee_refuses_a_default_clock_out_of_range() -> None:

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -25,10 +24,12 @@ from tests.referee.bots import RandomBot, ScriptedAnswerBot, SilentBot, json_act
 from tests.referee.harness import (
     ADMIN_METADATA,
     create_match,
+    first_problems,
     playing,
     register,
     running_referee,
     stub,
+    until,
     wait_finished,
 )
 
@@ -68,7 +69,7 @@ def test_full_hart_match_with_a_bot_in_a_subprocess(fresh_database_url: str) -> 
                     await _connected(server.address, 4)
                     match_id = await create_match(server.address, "hart", names, seed=11)
                     match = await wait_finished(server.address, match_id)
-                    await _until(lambda: all(b.finished for b in bots))
+                    await until(lambda: all(b.finished for b in bots))
             finally:
                 process.terminate()
                 _, err = process.communicate(timeout=10)
@@ -83,15 +84,6 @@ def test_full_hart_match_with_a_bot_in_a_subprocess(fresh_database_url: str) -> 
             await _replay_matches(fresh_database_url, match_id, match)
 
     asyncio.run(scenario())
-
-
-async def _until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Wait until `condition()` holds (MatchEnd follows the stored result by a moment)."""
-    for _ in range(int(timeout / 0.02)):
-        if condition():
-            return
-        await asyncio.sleep(0.02)
-    raise TimeoutError("condition not reached")
 
 
 async def _connected(address: str, count: int) -> None:
@@ -223,7 +215,9 @@ def test_bad_answers_strike_then_forfeit(fresh_database_url: str) -> None:
 
 def test_disconnect_and_reconnect_mid_match(fresh_database_url: str) -> None:
     async def scenario() -> None:
-        async with running_referee(fresh_database_url, reconnect_grace=5.0) as server:
+        async with running_referee(
+            fresh_database_url, reconnect_grace=timedelta(seconds=5)
+        ) as server:
             names = ["flaky", "f1", "f2"]
             tokens = await _tokens(server.address, names)
             flaky = RandomBot(seed=9)
@@ -240,7 +234,7 @@ def test_disconnect_and_reconnect_mid_match(fresh_database_url: str) -> None:
                 await asyncio.sleep(0.5)
                 second = asyncio.create_task(flaky.run_async(server.address, tokens[0]))
                 match = await wait_finished(server.address, match_id)
-                await _until(lambda: bool(flaky.finished))
+                await until(lambda: bool(flaky.finished))
                 flaky.stop()
                 await second
             seat = next(s for s in match.seats if s.bot == "flaky")
@@ -344,13 +338,7 @@ def test_malformed_messages_do_not_disturb_the_match(fresh_database_url: str) ->
                         ),
                     ]
                     call = bot_pb2_grpc.BotServiceStub(channel).Play(iter(junk))
-                    problems = []
-                    async for message in call:
-                        if message.WhichOneof("kind") == "problem":
-                            problems.append(message.problem)
-                        if len(problems) == 3:
-                            call.cancel()
-                            break
+                    problems = await first_problems(call, 3)
                     assert problems[0].kind == bot_pb2.PROBLEM_KIND_MALFORMED_MESSAGE
                     assert "none of hello" in problems[0].message
                     assert "only valid as the first message" in problems[1].message
@@ -378,7 +366,7 @@ def test_two_matches_share_one_bot_stream_and_nothing_leaks(fresh_database_url: 
                 second = await create_match(server.address, "hart", names[::-1], seed=22)
                 for match_id in (first, second):
                     await wait_finished(server.address, match_id)
-                await _until(lambda: all(len(b.finished) == 2 for b in bots))
+                await until(lambda: all(len(b.finished) == 2 for b in bots))
             for bot in bots:
                 assert {end.match_id for end in bot.finished} == {first, second}
             db = await Database.open(fresh_database_url)
@@ -420,7 +408,9 @@ def test_a_bot_that_never_connects_times_out_and_forfeits(fresh_database_url: st
     )
 
     async def scenario() -> None:
-        async with running_referee(fresh_database_url, clock=clock, reconnect_grace=0.3) as server:
+        async with running_referee(
+            fresh_database_url, clock=clock, reconnect_grace=timedelta(milliseconds=300)
+        ) as server:
             names = ["absent", "p1", "p2"]
             tokens = await _tokens(server.address, names)
             bots = [RandomBot(1), RandomBot(2)]
@@ -430,8 +420,10 @@ def test_a_bot_that_never_connects_times_out_and_forfeits(fresh_database_url: st
                     request = arena_pb2.CreateMatchRequest(game="hart", bots=names, seed=6)
                     request.connect_timeout.FromMilliseconds(100)
                     match = await api.CreateMatch(request, metadata=ADMIN_METADATA)
-                match = await wait_finished(server.address, match.match_id, timeout=60)
-                await _until(lambda: bool(bots[0].finished))
+                match = await wait_finished(
+                    server.address, match.match_id, timeout=timedelta(seconds=60)
+                )
+                await until(lambda: bool(bots[0].finished))
             absent = next(s for s in match.seats if s.bot == "absent")
             assert absent.forfeited and absent.strikes == 2 and absent.rank == 3
             assert all(end.results[0].rating_change != 0 for end in bots[0].finished)
@@ -453,8 +445,10 @@ def test_full_match_of_every_game_over_the_wire(
             bots = [RandomBot(seed=i) for i in range(seats)]
             async with playing(list(zip(bots, tokens, strict=True)), server.address):
                 match_id = await create_match(server.address, game, names, seed=5, **options)
-                match = await wait_finished(server.address, match_id, timeout=120)
-                await _until(lambda: all(b.finished for b in bots))
+                match = await wait_finished(
+                    server.address, match_id, timeout=timedelta(seconds=120)
+                )
+                await until(lambda: all(b.finished for b in bots))
             assert all(s.strikes == 0 for s in match.seats)
             assert all(not b.problems for b in bots)
             assert all(r.view.WhichOneof("game") == game for b in bots for r in b.requests)

@@ -168,7 +168,7 @@ def test_an_adhoc_match_survives_kill_9_of_its_referee(fresh_database_url: str) 
                 assert status == "running"
                 process = _serve(fresh_database_url, port)
                 await _until_serving(address)
-                match = await wait_finished(address, match_id, timeout=120)
+                match = await wait_finished(address, match_id, timeout=timedelta(seconds=120))
             assert match.status == common_pb2.MATCH_STATUS_FINISHED
         finally:
             process.kill()

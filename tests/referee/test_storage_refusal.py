@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
 import psycopg
 import pytest
 from prometheus_client import REGISTRY
 
-from arena.v1 import arena_pb2, common_pb2
+from arena.v1 import common_pb2
 from tests.referee.bots import RandomBot
-from tests.referee.harness import create_match, playing, register, running_referee, stub
+from tests.referee.harness import create_match, ended, playing, register, running_referee, until
 
 pytestmark = pytest.mark.integration
 
@@ -28,25 +27,6 @@ CREATE TRIGGER refuse_decision_2 BEFORE INSERT ON decisions
 """
 
 
-async def _until(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    for _ in range(int(timeout / 0.02)):
-        if check():
-            return
-        await asyncio.sleep(0.02)
-    raise TimeoutError("condition not met")
-
-
-async def _ended(address: str, match_id: int, timeout: float = 20.0) -> arena_pb2.Match:
-    channel, api = stub(address)
-    async with channel:
-        for _ in range(int(timeout / 0.05)):
-            match = await api.GetMatch(arena_pb2.GetMatchRequest(match_id=match_id))
-            if match.status in (common_pb2.MATCH_STATUS_FINISHED, common_pb2.MATCH_STATUS_ABORTED):
-                return match
-            await asyncio.sleep(0.05)
-    raise TimeoutError(f"match {match_id} did not end: {match}")
-
-
 def test_a_conflict_while_logging_a_decision_aborts_the_match(fresh_database_url: str) -> None:
     before = REGISTRY.get_sample_value("arena_matches_aborted_total", {"game": "hart"}) or 0.0
 
@@ -59,8 +39,8 @@ def test_a_conflict_while_logging_a_decision_aborts_the_match(fresh_database_url
             bots = [RandomBot(i) for i in range(3)]
             async with playing(list(zip(bots, tokens, strict=True)), server.address):
                 match_id = await create_match(server.address, "hart", names, seed=4)
-                match = await _ended(server.address, match_id)
-                await _until(lambda: all(b.finished for b in bots))
+                match = await ended(server.address, match_id)
+                await until(lambda: all(b.finished for b in bots))
             assert match.status == common_pb2.MATCH_STATUS_ABORTED
             assert "decision 2 is planted" in match.abort_reason
             for seat, bot in enumerate(bots):

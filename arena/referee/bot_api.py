@@ -1,0 +1,168 @@
+"""The bot and game RPCs of the public API: register and list bots, their stats and standings."""
+
+from __future__ import annotations
+
+import json
+
+import grpc
+
+import engines
+from arena.ops import metrics
+from arena.referee import arguments, dispatch
+from arena.referee.app import Referee
+from arena.referee.auth import new_token, token_hash
+from arena.referee.limits import RateLimiter, peer_address
+from arena.referee.public_forms import RATING_SYSTEM_CODES, RATING_SYSTEMS
+from arena.referee.rpc import Context, checked, fail, is_admin
+from arena.referee.stats import bot_stats_message
+from arena.storage import botstats
+from arena.storage.errors import Conflict, StorageError, Unavailable
+from arena.tournament import rounds as tournaments
+from arena.v1 import arena_pb2
+
+
+class BotApi:
+    """RegisterBot, ListBots, ListGames, GetBotStats and GetLeaderboard."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+        self.db = referee.db
+        self.registrations = RateLimiter(referee.config.limits.registrations)
+
+    @checked
+    async def RegisterBot(
+        self, request: arena_pb2.RegisterBotRequest, context: Context
+    ) -> arena_pb2.RegisterBotResponse:
+        """Register a bot and hand back its token (shown once, stored only as a digest)."""
+        await self.may_register(context)
+        arguments.bot_name("name", request.name)
+        token = new_token()
+        try:
+            bot_id = await self.db.create_bot(request.name, token_hash(token))
+        except Conflict:
+            await fail(
+                context,
+                "RegisterBot",
+                grpc.StatusCode.ALREADY_EXISTS,
+                f"a bot named {request.name!r} already exists",
+            )
+        except Unavailable as exc:
+            await fail(context, "RegisterBot", grpc.StatusCode.UNAVAILABLE, str(exc))
+        return arena_pb2.RegisterBotResponse(bot_id=bot_id, name=request.name, token=token)
+
+    async def may_register(self, context: Context) -> None:
+        """Admins may always register; others only if registration is open, at a bounded rate."""
+        if is_admin(context, self.referee.admin_token):
+            return
+        if not self.referee.config.limits.open_registration:
+            await fail(
+                context,
+                "RegisterBot",
+                grpc.StatusCode.PERMISSION_DENIED,
+                "registration is closed on this arena: ask its operator to register your bot",
+            )
+        if not self.registrations.take(peer_address(context.peer())):
+            metrics.RATE_LIMITED.labels("register").inc()
+            await fail(
+                context,
+                "RegisterBot",
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "too many registrations from your address; wait a minute before trying again",
+            )
+
+    async def ListGames(
+        self, request: arena_pb2.ListGamesRequest, context: Context
+    ) -> arena_pb2.ListGamesResponse:
+        """Every game this arena hosts, with its seat counts and options."""
+        games = []
+        for name in engines.names():
+            rules = engines.get(name)
+            games.append(
+                arena_pb2.Game(
+                    name=name,
+                    title=rules.title,
+                    rules_version=rules.version,
+                    seat_counts=list(rules.seat_counts),
+                    options=[
+                        arena_pb2.GameOption(
+                            name=o.name,
+                            type=o.type.__name__,
+                            default_json=json.dumps(o.default),
+                            description=o.description,
+                        )
+                        for o in rules.options_schema
+                    ],
+                )
+            )
+        return arena_pb2.ListGamesResponse(games=games)
+
+    async def ListBots(
+        self, request: arena_pb2.ListBotsRequest, context: Context
+    ) -> arena_pb2.ListBotsResponse:
+        """The bots connected to this referee, with their active matches."""
+        out = arena_pb2.ListBotsResponse()
+        for session in self.referee.hub.sessions():
+            entry = out.bots.add(
+                bot_id=session.bot_id,
+                name=session.bot_name,
+                active_matches=len(dispatch.matches_of(self.referee.runners, session.bot_id)),
+            )
+            entry.connected_at.FromSeconds(int(session.connected_at))
+        return out
+
+    @checked
+    async def GetLeaderboard(
+        self, request: arena_pb2.GetLeaderboardRequest, context: Context
+    ) -> arena_pb2.Leaderboard:
+        """The best-rated bots of a game under one rating system."""
+        limit = arguments.limit("limit", request.limit, 20, 500)
+        arguments.text("game", request.game)
+        await self.known_game(context, "GetLeaderboard", request.game)
+        system = arguments.choice("rating_system", request.rating_system, RATING_SYSTEMS)
+        try:
+            rows = await tournaments.leaderboard(self.db, request.game, limit, system)
+        except StorageError as exc:
+            await fail(context, "GetLeaderboard", grpc.StatusCode.UNAVAILABLE, str(exc))
+        board = arena_pb2.Leaderboard(
+            game=request.game,
+            rating_system=RATING_SYSTEM_CODES[system],  # type: ignore[arg-type]
+        )
+        for i, row in enumerate(rows, start=1):
+            board.entries.add(
+                position=i,
+                bot=row["name"],
+                rating=row["rating"],
+                games=row["games"],
+                mu=row.get("mu", 0.0),
+                sigma=row.get("sigma", 0.0),
+            )
+        return board
+
+    @checked
+    async def GetBotStats(
+        self, request: arena_pb2.GetBotStatsRequest, context: Context
+    ) -> arena_pb2.BotStats:
+        """A bot's results, strikes and recent problems, over every game or one."""
+        arguments.bot_name("bot", request.bot)
+        limit = arguments.limit("problems", request.problems, default=10, maximum=100)
+        if request.game:
+            await self.known_game(context, "GetBotStats", request.game)
+        try:
+            stats = await botstats.bot_stats(self.db, request.bot, problems=limit)
+        except StorageError as exc:
+            await fail(context, "GetBotStats", grpc.StatusCode.UNAVAILABLE, str(exc))
+        if stats is None:
+            await fail(
+                context, "GetBotStats", grpc.StatusCode.NOT_FOUND, f"unknown bot {request.bot!r}"
+            )
+        return bot_stats_message(stats, request.game or None)
+
+    async def known_game(self, context: Context, method: str, game: str) -> None:
+        """End the call with NOT_FOUND, listing the known games, unless `game` is one."""
+        if game not in engines.names():
+            await fail(
+                context,
+                method,
+                grpc.StatusCode.NOT_FOUND,
+                f"unknown game {game!r}; known games: {', '.join(engines.names())}",
+            )
