@@ -125,8 +125,8 @@ from engines.loyang.actions import (
     Upgrade,
     UseHelper,
 )
+from engines.loyang.cards import Crop, EffectKind, HelperDef
 from engines.loyang.data import DATA
-from engines.loyang.model import Crop, EffectKind, HelperDef
 from engines.loyang.state import Bonus
 
 _FIELD_IDS = frozenset({DATA.home.id, *(f.id for f in DATA.private)})
