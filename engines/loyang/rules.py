@@ -36,8 +36,6 @@ class LoyangSpace(ListedSpace[Action]):
 class LoyangRules(Rules[LoyangState, Action, dict[str, Json]]):
     """At the Gates of Loyang (Uwe Rosenberg, 2008), 1-4 seats, with its variants as options."""
 
-    emits_events = False  # the Loyang package reports no events yet
-
     name = "loyang"
     title = "At the Gates of Loyang"
     version = 2
