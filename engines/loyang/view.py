@@ -138,9 +138,9 @@ def _cards(
     }
 
 
-# A pure function of a small frozen value: every viewer of a decision (and the no-leak test's
-# scrambled twins, whose public boards are equal) sees the same boards, and building one is most
-# of a view's cost. See the package docstring for the measured gain. Views are read-only.
+# Memoized: a pure function of a frozen player. Every viewer of a decision sees the same boards
+# and building them is most of a view's cost; the conformance no-leak check (every viewer, each
+# view twice) went from 6.6 s to 4.3 s CPU for 3 four-seat matches. Callers must not mutate it.
 @functools.lru_cache(maxsize=64)
 def player_view(player: Player, round_: int, strict: bool) -> dict[str, Json]:
     """One player's public board."""
