@@ -8,8 +8,8 @@ from typing import Any
 from arena.render import Paint
 from engines import Decision, Rules
 from engines.loyang.board import final_position
+from engines.loyang.cards import CROP_NAMES, CasualDef, FieldDef, HelperDef, RegularDef, StallDef
 from engines.loyang.data import DATA
-from engines.loyang.model import CROP_NAMES, CasualDef, FieldDef, HelperDef, RegularDef, StallDef
 from engines.loyang.state import LoyangState, Phase, Player
 
 

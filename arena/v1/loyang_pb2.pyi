@@ -1428,6 +1428,7 @@ class LoyangView(_message.Message):
     WAITING_FIELD_NUMBER: _builtins.int
     RULES_FIELD_NUMBER: _builtins.int
     PLAYERS_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     round: _builtins.int
     """The current round, 1..9 (0 during setup)."""
     phase: _builtins.str
@@ -1484,6 +1485,10 @@ class LoyangView(_message.Message):
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___LoyangPlayer]:
         """Every player, by seat."""
 
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___LoyangEvent]:
+        """What the viewer may see since it last decided (public view: the last decision's events)."""
+
     def __init__(
         self,
         *,
@@ -1505,10 +1510,11 @@ class LoyangView(_message.Message):
         waiting: _abc.Iterable[Global___LoyangSeatList] | None = ...,
         rules: Global___LoyangRules | None = ...,
         players: _abc.Iterable[Global___LoyangPlayer] | None = ...,
+        events: _abc.Iterable[Global___LoyangEvent] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_card_turn", b"_card_turn", "_seat", b"_seat", "card_turn", b"card_turn", "dummy", b"dummy", "rules", b"rules", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_card_turn", b"_card_turn", "_seat", b"_seat", "card_turn", b"card_turn", "courtyard", b"courtyard", "deck", b"deck", "discard", b"discard", "discard_face_down", b"discard_face_down", "dummy", b"dummy", "grid", b"grid", "hand", b"hand", "partners", b"partners", "phase", b"phase", "players", b"players", "round", b"round", "rules", b"rules", "seat", b"seat", "second_player", b"second_player", "start_player", b"start_player", "turns", b"turns", "waiting", b"waiting"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_card_turn", b"_card_turn", "_seat", b"_seat", "card_turn", b"card_turn", "courtyard", b"courtyard", "deck", b"deck", "discard", b"discard", "discard_face_down", b"discard_face_down", "dummy", b"dummy", "events", b"events", "grid", b"grid", "hand", b"hand", "partners", b"partners", "phase", b"phase", "players", b"players", "round", b"round", "rules", b"rules", "seat", b"seat", "second_player", b"second_player", "start_player", b"start_player", "turns", b"turns", "waiting", b"waiting"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__card_turn: _TypeAlias = _typing.Literal["card_turn"]  # noqa: Y015
     _WhichOneofArgType__card_turn: _TypeAlias = _typing.Literal["_card_turn", b"_card_turn"]  # noqa: Y015
@@ -1520,3 +1526,196 @@ class LoyangView(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
 
 Global___LoyangView: _TypeAlias = LoyangView  # noqa: Y015
+
+@_typing.final
+class LoyangEvent(_message.Message):
+    """One thing that happened; which fields are set depends on `kind` (see engines/loyang/wire.py)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NUMBER_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    START_PLAYER_FIELD_NUMBER: _builtins.int
+    SECOND_PLAYER_FIELD_NUMBER: _builtins.int
+    ROUND_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    RETURNED_FIELD_NUMBER: _builtins.int
+    CROP_FIELD_NUMBER: _builtins.int
+    CROPS_FIELD_NUMBER: _builtins.int
+    FIELD_FIELD_NUMBER: _builtins.int
+    FIELDS_FIELD_NUMBER: _builtins.int
+    EMPTIED_FIELD_NUMBER: _builtins.int
+    AMOUNT_FIELD_NUMBER: _builtins.int
+    COUNT_FIELD_NUMBER: _builtins.int
+    ROW_FIELD_NUMBER: _builtins.int
+    COL_FIELD_NUMBER: _builtins.int
+    TARGET_FIELD_NUMBER: _builtins.int
+    STEPS_FIELD_NUMBER: _builtins.int
+    POSITION_FIELD_NUMBER: _builtins.int
+    POSITIONS_FIELD_NUMBER: _builtins.int
+    CASH_FIELD_NUMBER: _builtins.int
+    RATING_FIELD_NUMBER: _builtins.int
+    number: _builtins.int
+    """The decision that produced it; -1 at setup."""
+    kind: _builtins.str
+    """What happened: setup, hand, sow, round, harvest, reshuffle, deal, play, reveal, take,
+    grid_buy, grid_refilled, card_phase_end, pick_opponent, turn, buy, sell, trade, deliver,
+    serve, helper, dismiss, buy_pair, keep, loan, upgrade, unhappy, fine, regular_gone,
+    end_turn, store, cart_sold, advance or game_over.
+    """
+    seat: _builtins.int
+    """The seat the event is about (the one acting)."""
+    start_player: _builtins.int
+    """setup, round, deal, card_phase_end: the large start marker."""
+    second_player: _builtins.int
+    """setup, round, card_phase_end: the small start marker."""
+    round: _builtins.int
+    """round: the 1-based round."""
+    card: _builtins.str
+    """The card concerned (a stall, customer, helper, or a card played or bought)."""
+    crop: _builtins.str
+    """sow, buy, sell, trade, store: the crop."""
+    field: _builtins.str
+    """sow: the field sown."""
+    amount: _builtins.int
+    """Coins paid or received (a price, payout, fine, loan or Path cost)."""
+    count: _builtins.int
+    """reshuffle: the cards in the new deck; deal: cards per hand; loan: the seat's loans now."""
+    row: _builtins.int
+    """grid_buy: the grid row, 0 on top."""
+    col: _builtins.int
+    """grid_buy: the grid column."""
+    target: _builtins.int
+    """pick_opponent: the opponent picked; lantern trade, deliver, serve: the card owner
+    (-1 = the solo opponent).
+    """
+    steps: _builtins.int
+    """advance: the steps taken on the Path."""
+    position: _builtins.int
+    """advance: the position reached."""
+    rating: _builtins.str
+    """game_over, solo: the rating earned."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """hand (private to its seat), take, grid_refilled, buy_pair, keep: the cards concerned."""
+
+    @_builtins.property
+    def returned(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """take: the rest of the hand, now face up in the courtyard."""
+
+    @_builtins.property
+    def crops(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """harvest: one crop per sown field; trade: the crops given; cart_sold: the crops sold."""
+
+    @_builtins.property
+    def fields(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """harvest: the private field revealed this round (none in the last round)."""
+
+    @_builtins.property
+    def emptied(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """harvest: the fields emptied and discarded."""
+
+    @_builtins.property
+    def positions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """game_over: the final Path positions (after loans), by seat."""
+
+    @_builtins.property
+    def cash(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """game_over: the cash, by seat (the first tie-break)."""
+
+    def __init__(
+        self,
+        *,
+        number: _builtins.int = ...,
+        kind: _builtins.str = ...,
+        seat: _builtins.int | None = ...,
+        start_player: _builtins.int | None = ...,
+        second_player: _builtins.int | None = ...,
+        round: _builtins.int | None = ...,
+        card: _builtins.str | None = ...,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+        returned: _abc.Iterable[_builtins.str] | None = ...,
+        crop: _builtins.str | None = ...,
+        crops: _abc.Iterable[_builtins.str] | None = ...,
+        field: _builtins.str | None = ...,
+        fields: _abc.Iterable[_builtins.str] | None = ...,
+        emptied: _abc.Iterable[_builtins.str] | None = ...,
+        amount: _builtins.int | None = ...,
+        count: _builtins.int | None = ...,
+        row: _builtins.int | None = ...,
+        col: _builtins.int | None = ...,
+        target: _builtins.int | None = ...,
+        steps: _builtins.int | None = ...,
+        position: _builtins.int | None = ...,
+        positions: _abc.Iterable[_builtins.int] | None = ...,
+        cash: _abc.Iterable[_builtins.int] | None = ...,
+        rating: _builtins.str | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_amount", b"_amount", "_card", b"_card", "_col", b"_col", "_count", b"_count", "_crop", b"_crop", "_field", b"_field", "_position", b"_position", "_rating", b"_rating", "_round", b"_round", "_row", b"_row", "_seat", b"_seat", "_second_player", b"_second_player", "_start_player", b"_start_player", "_steps", b"_steps", "_target", b"_target", "amount", b"amount", "card", b"card", "col", b"col", "count", b"count", "crop", b"crop", "field", b"field", "position", b"position", "rating", b"rating", "round", b"round", "row", b"row", "seat", b"seat", "second_player", b"second_player", "start_player", b"start_player", "steps", b"steps", "target", b"target"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_amount", b"_amount", "_card", b"_card", "_col", b"_col", "_count", b"_count", "_crop", b"_crop", "_field", b"_field", "_position", b"_position", "_rating", b"_rating", "_round", b"_round", "_row", b"_row", "_seat", b"_seat", "_second_player", b"_second_player", "_start_player", b"_start_player", "_steps", b"_steps", "_target", b"_target", "amount", b"amount", "card", b"card", "cards", b"cards", "cash", b"cash", "col", b"col", "count", b"count", "crop", b"crop", "crops", b"crops", "emptied", b"emptied", "field", b"field", "fields", b"fields", "kind", b"kind", "number", b"number", "position", b"position", "positions", b"positions", "rating", b"rating", "returned", b"returned", "round", b"round", "row", b"row", "seat", b"seat", "second_player", b"second_player", "start_player", b"start_player", "steps", b"steps", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__amount: _TypeAlias = _typing.Literal["amount"]  # noqa: Y015
+    _WhichOneofArgType__amount: _TypeAlias = _typing.Literal["_amount", b"_amount"]  # noqa: Y015
+    _WhichOneofReturnType__card: _TypeAlias = _typing.Literal["card"]  # noqa: Y015
+    _WhichOneofArgType__card: _TypeAlias = _typing.Literal["_card", b"_card"]  # noqa: Y015
+    _WhichOneofReturnType__col: _TypeAlias = _typing.Literal["col"]  # noqa: Y015
+    _WhichOneofArgType__col: _TypeAlias = _typing.Literal["_col", b"_col"]  # noqa: Y015
+    _WhichOneofReturnType__count: _TypeAlias = _typing.Literal["count"]  # noqa: Y015
+    _WhichOneofArgType__count: _TypeAlias = _typing.Literal["_count", b"_count"]  # noqa: Y015
+    _WhichOneofReturnType__crop: _TypeAlias = _typing.Literal["crop"]  # noqa: Y015
+    _WhichOneofArgType__crop: _TypeAlias = _typing.Literal["_crop", b"_crop"]  # noqa: Y015
+    _WhichOneofReturnType__field: _TypeAlias = _typing.Literal["field"]  # noqa: Y015
+    _WhichOneofArgType__field: _TypeAlias = _typing.Literal["_field", b"_field"]  # noqa: Y015
+    _WhichOneofReturnType__position: _TypeAlias = _typing.Literal["position"]  # noqa: Y015
+    _WhichOneofArgType__position: _TypeAlias = _typing.Literal["_position", b"_position"]  # noqa: Y015
+    _WhichOneofReturnType__rating: _TypeAlias = _typing.Literal["rating"]  # noqa: Y015
+    _WhichOneofArgType__rating: _TypeAlias = _typing.Literal["_rating", b"_rating"]  # noqa: Y015
+    _WhichOneofReturnType__round: _TypeAlias = _typing.Literal["round"]  # noqa: Y015
+    _WhichOneofArgType__round: _TypeAlias = _typing.Literal["_round", b"_round"]  # noqa: Y015
+    _WhichOneofReturnType__row: _TypeAlias = _typing.Literal["row"]  # noqa: Y015
+    _WhichOneofArgType__row: _TypeAlias = _typing.Literal["_row", b"_row"]  # noqa: Y015
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    _WhichOneofReturnType__second_player: _TypeAlias = _typing.Literal["second_player"]  # noqa: Y015
+    _WhichOneofArgType__second_player: _TypeAlias = _typing.Literal["_second_player", b"_second_player"]  # noqa: Y015
+    _WhichOneofReturnType__start_player: _TypeAlias = _typing.Literal["start_player"]  # noqa: Y015
+    _WhichOneofArgType__start_player: _TypeAlias = _typing.Literal["_start_player", b"_start_player"]  # noqa: Y015
+    _WhichOneofReturnType__steps: _TypeAlias = _typing.Literal["steps"]  # noqa: Y015
+    _WhichOneofArgType__steps: _TypeAlias = _typing.Literal["_steps", b"_steps"]  # noqa: Y015
+    _WhichOneofReturnType__target: _TypeAlias = _typing.Literal["target"]  # noqa: Y015
+    _WhichOneofArgType__target: _TypeAlias = _typing.Literal["_target", b"_target"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__amount) -> _WhichOneofReturnType__amount | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__card) -> _WhichOneofReturnType__card | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__col) -> _WhichOneofReturnType__col | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__count) -> _WhichOneofReturnType__count | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__crop) -> _WhichOneofReturnType__crop | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__field) -> _WhichOneofReturnType__field | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__position) -> _WhichOneofReturnType__position | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__rating) -> _WhichOneofReturnType__rating | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__round) -> _WhichOneofReturnType__round | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__row) -> _WhichOneofReturnType__row | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__second_player) -> _WhichOneofReturnType__second_player | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__start_player) -> _WhichOneofReturnType__start_player | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__steps) -> _WhichOneofReturnType__steps | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__target) -> _WhichOneofReturnType__target | None: ...
+
+Global___LoyangEvent: _TypeAlias = LoyangEvent  # noqa: Y015

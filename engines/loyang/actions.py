@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engines.loyang.model import Crop
+from engines.loyang.cards import Crop
 from engines.loyang.state import Bonus
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from engines.loyang.data import DATA
-from engines.loyang.model import (
+from dataclasses import replace
+
+from engines.loyang.cards import (
     CasualDef,
     Counts,
     Crop,
@@ -14,7 +15,9 @@ from engines.loyang.model import (
     StallDef,
     add,
 )
-from engines.loyang.state import Casual, Dummy, Field, Helper, Player, Regular, Stall, evolve
+from engines.loyang.data import DATA
+from engines.loyang.state import Casual, Dummy, Field, Helper, Player, Regular, Stall
+from engines.loyang.work import Board, PlayerWork
 
 K = DATA.constants
 Discards = tuple[str, ...]
@@ -26,81 +29,86 @@ def is_field(card_id: str) -> bool:
     return isinstance(DATA.cards[card_id], FieldDef)
 
 
-def place(player: Player, card_id: str, under: str | None, start: int) -> Player:
+def place(player: PlayerWork, card_id: str, under: str | None, start: int) -> None:
     """Put an action card (`under` behind it) in its place; `start` opens a customer's window."""
     definition = DATA.cards[card_id]
     if isinstance(definition, HelperDef):
-        return evolve(player, helpers=(*player.helpers, Helper(card_id, under)))
-    if isinstance(definition, StallDef):
-        stall = Stall(card_id, definition.stock, under)
-        return evolve(player, stalls=(*player.stalls, stall))
-    if isinstance(definition, RegularDef):
-        return evolve(player, regulars=(*player.regulars, Regular(card_id, start, under=under)))
-    if isinstance(definition, CasualDef):
-        return evolve(player, casuals=(*player.casuals, Casual(card_id, under)))
-    new = Field(definition.id, definition.size, definition.allowed, common=True, under=under)
-    return evolve(player, fields=(*player.fields, new))
+        player.helpers = (*player.helpers, Helper(card_id, under))
+    elif isinstance(definition, StallDef):
+        player.stalls = (*player.stalls, Stall(card_id, definition.stock, under))
+    elif isinstance(definition, RegularDef):
+        player.regulars = (*player.regulars, Regular(card_id, start, under=under))
+    elif isinstance(definition, CasualDef):
+        player.casuals = (*player.casuals, Casual(card_id, under))
+    else:
+        new = Field(definition.id, definition.size, definition.allowed, common=True, under=under)
+        player.fields = (*player.fields, new)
 
 
-def reveal_under(player: Player, under: str | None, start: int) -> Player:
+def reveal_under(player: PlayerWork, under: str | None, start: int) -> None:
     """When a front card leaves, the card behind it goes to its own place at once."""
-    return player if under is None else place(player, under, None, start)
+    if under is not None:
+        place(player, under, None, start)
 
 
-def remove_stall(player: Player, index: int, start: int) -> tuple[Player, Discards]:
+def remove_stall(player: PlayerWork, index: int, start: int) -> Discards:
     """Discard the stall at `index` (it is empty)."""
     stall = player.stalls[index]
-    player = evolve(player, stalls=player.stalls[:index] + player.stalls[index + 1 :])
-    return reveal_under(player, stall.under, start), (stall.card,)
+    player.stalls = player.stalls[:index] + player.stalls[index + 1 :]
+    reveal_under(player, stall.under, start)
+    return (stall.card,)
 
 
-def remove_helper(player: Player, index: int, start: int) -> tuple[Player, Discards]:
+def remove_helper(player: PlayerWork, index: int, start: int) -> Discards:
     """Discard the helper at `index` (used or dismissed)."""
     helper = player.helpers[index]
-    player = evolve(player, helpers=player.helpers[:index] + player.helpers[index + 1 :])
-    return reveal_under(player, helper.under, start), (helper.card,)
+    player.helpers = player.helpers[:index] + player.helpers[index + 1 :]
+    reveal_under(player, helper.under, start)
+    return (helper.card,)
 
 
-def remove_regular(player: Player, index: int, start: int) -> tuple[Player, Discards]:
+def remove_regular(player: PlayerWork, index: int, start: int) -> Discards:
     """Discard the regular customer at `index` (complete, or its window is over)."""
     regular = player.regulars[index]
-    player = evolve(player, regulars=player.regulars[:index] + player.regulars[index + 1 :])
-    return reveal_under(player, regular.under, start), (regular.card,)
+    player.regulars = player.regulars[:index] + player.regulars[index + 1 :]
+    reveal_under(player, regular.under, start)
+    return (regular.card,)
 
 
-def remove_casual(player: Player, index: int, start: int) -> tuple[Player, Discards]:
+def remove_casual(player: PlayerWork, index: int, start: int) -> Discards:
     """Discard the casual customer at `index` (served)."""
     casual = player.casuals[index]
-    player = evolve(player, casuals=player.casuals[:index] + player.casuals[index + 1 :])
-    return reveal_under(player, casual.under, start), (casual.card,)
+    player.casuals = player.casuals[:index] + player.casuals[index + 1 :]
+    reveal_under(player, casual.under, start)
+    return (casual.card,)
 
 
 def take_from_stall(stalls: tuple[Stall, ...], index: int, crop: Crop) -> tuple[Stall, ...]:
     """`stalls` with one `crop` taken from the stall at `index`."""
     stall = stalls[index]
-    return (*stalls[:index], evolve(stall, goods=add(stall.goods, crop, -1)), *stalls[index + 1 :])
+    return (*stalls[:index], replace(stall, goods=add(stall.goods, crop, -1)), *stalls[index + 1 :])
 
 
-def stall_after_take(player: Player, index: int, crop: Crop, start: int) -> tuple[Player, Discards]:
+def stall_after_take(player: PlayerWork, index: int, crop: Crop, start: int) -> Discards:
     """Take one `crop` from the player's stall `index`; an emptied stall is discarded."""
-    player = evolve(player, stalls=take_from_stall(player.stalls, index, crop))
+    player.stalls = take_from_stall(player.stalls, index, crop)
     if sum(player.stalls[index].goods) == 0:
         return remove_stall(player, index, start)
-    return player, ()
+    return ()
 
 
 def dummy_after_take(dummy: Dummy, index: int, crop: Crop) -> tuple[Dummy, Discards]:
     """Take one `crop` from the solo opponent's stall `index`; an emptied stall is discarded."""
     stalls = take_from_stall(dummy.stalls, index, crop)
     if sum(stalls[index].goods) == 0:
-        return evolve(dummy, stalls=stalls[:index] + stalls[index + 1 :]), (stalls[index].card,)
-    return evolve(dummy, stalls=stalls), ()
+        return replace(dummy, stalls=stalls[:index] + stalls[index + 1 :]), (stalls[index].card,)
+    return replace(dummy, stalls=stalls), ()
 
 
 def deliver_row(regular: Regular, round_: int) -> Regular:
     """The customer after one delivery in `round_`."""
     times = regular.times + 1 if regular.last == round_ else 1
-    return evolve(regular, rows=regular.rows + 1, last=round_, times=times)
+    return replace(regular, rows=regular.rows + 1, last=round_, times=times)
 
 
 def may_deliver(regular: Regular, round_: int, regular_max: int) -> bool:
@@ -138,7 +146,7 @@ def helper_def(card_id: str) -> HelperDef:
     return definition
 
 
-def casual_payout(player: Player, card_id: str) -> int:
+def casual_payout(player: Board, card_id: str) -> int:
     """Printed coins, -2 with more casual than regular customers, +2 with fewer (research L17)."""
     printed = casual_def(card_id).payout
     casuals, regulars = len(player.casuals), len(player.regulars)
@@ -149,12 +157,12 @@ def casual_payout(player: Player, card_id: str) -> int:
     return printed
 
 
-def pair_price(player: Player) -> int:
+def pair_price(player: Board) -> int:
     """A card pair costs the larger of your uncovered stalls and helpers."""
     return max(len(player.stalls), len(player.helpers))
 
 
-def capacity(player: Player) -> int:
+def capacity(player: Board) -> int:
     """How many crops the storehouse holds."""
     return K.storehouse_upgraded if player.upgraded else K.storehouse_base
 
@@ -167,7 +175,7 @@ def path_cost(position: int, steps: int) -> int:
     return K.first_step_cost + sum(range(position + 2, position + steps + 1))
 
 
-def affordable_steps(player: Player) -> int:
+def affordable_steps(player: Board) -> int:
     """The most steps the player's cash pays for this round."""
     steps = 0
     while path_cost(player.position, steps + 1) <= player.cash:
@@ -175,42 +183,42 @@ def affordable_steps(player: Player) -> int:
     return steps
 
 
-def final_position(player: Player) -> int:
+def final_position(player: Board) -> int:
     """The Path position after the loan penalty, never below the floor."""
     return max(K.path_floor, player.position - player.loans * K.loan_penalty)
 
 
-def crops_held(player: Player) -> int:
+def crops_held(player: Board) -> int:
     """Crops on fields, cart and storehouse (the shop does not count): the second tie-break."""
     return sum(f.count for f in player.fields) + sum(player.cart) + sum(player.store)
 
 
-def pay_or_owe(player: Player, amount: int, strict: bool) -> Player:
+def pay_or_owe(player: PlayerWork, amount: int, strict: bool) -> None:
     """Charge `amount`: paid at once if the cash is there, else owed until money is raised."""
-    return settle(evolve(player, due=player.due + amount), strict)
+    player.due += amount
+    settle(player, strict)
 
 
-def settle(player: Player, strict: bool) -> Player:
+def settle(player: PlayerWork, strict: bool) -> None:
     """Pay what is owed once the cash covers it; with no way to raise money but loans, borrow."""
     if player.due == 0:
-        return player
+        return
     if player.cash < player.due and not can_raise(player, strict):
         need = player.due - player.cash
         loans = -(-need // K.loan_amount)
-        player = evolve(
-            player, loans=player.loans + loans, cash=player.cash + loans * K.loan_amount
-        )
+        player.loans += loans
+        player.cash += loans * K.loan_amount
     if player.cash >= player.due:
-        return evolve(player, cash=player.cash - player.due, due=0)
-    return player
+        player.cash -= player.due
+        player.due = 0
 
 
-def can_raise(player: Player, strict: bool) -> bool:
+def can_raise(player: Board, strict: bool) -> bool:
     """Whether the player has a way to raise money other than a loan (a sale or a cash helper)."""
     return bool(sellable(player, strict)) or any(_is_cash_helper(h.card) for h in player.helpers)
 
 
-def sellable(player: Player, strict: bool) -> tuple[Crop, ...]:
+def sellable(player: Board, strict: bool) -> tuple[Crop, ...]:
     """The crops the player may sell now, cheapest first (strict stock: the shop needs room)."""
     crops = [
         c for c in Crop if player.cart[c] and (not strict or player.shop[c] < DATA.shop_capacity[c])
@@ -218,32 +226,30 @@ def sellable(player: Player, strict: bool) -> tuple[Crop, ...]:
     return tuple(sorted(crops, key=lambda c: (DATA.sell[c], c)))
 
 
-def sell(player: Player, crop: Crop) -> Player:
+def sell(player: PlayerWork, crop: Crop) -> None:
     """Sell 1 `crop` from the cart to the shop."""
-    return evolve(
-        player,
-        cart=add(player.cart, crop, -1),
-        cash=player.cash + DATA.sell[crop],
-        shop=add(player.shop, crop, 1),
-    )
+    player.cart = add(player.cart, crop, -1)
+    player.cash += DATA.sell[crop]
+    player.shop = add(player.shop, crop, 1)
 
 
 def _is_cash_helper(card_id: str) -> bool:
     return helper_def(card_id).effect.kind is EffectKind.GAIN_CASH
 
 
-def sow(player: Player, index: int, crop: Crop) -> Player:
+def sow(player: PlayerWork, index: int, crop: Crop) -> None:
     """Sow `crop` from the cart on the empty field at `index`, filling it from the supply."""
     fields = list(player.fields)
-    fields[index] = evolve(fields[index], crop=crop, count=fields[index].size)
-    return evolve(player, fields=tuple(fields), cart=add(player.cart, crop, -1))
+    fields[index] = replace(fields[index], crop=crop, count=fields[index].size)
+    player.fields = tuple(fields)
+    player.cart = add(player.cart, crop, -1)
 
 
-def harvest(player: Player, start: int) -> tuple[Player, Discards, int]:
+def harvest(player: PlayerWork, start: int) -> tuple[Discards, tuple[Field, ...]]:
     """Take 1 crop from each sown field and empty the storehouse onto the cart.
 
     Emptied fields are discarded (private ones leave the game, common ones go to the discard
-    pile, and a card behind one is placed). Returns the player, discards and fields discarded.
+    pile, and a card behind one is placed). Returns the discards and the fields emptied.
     """
     cart = list(player.cart)
     for crop, n in enumerate(player.store):
@@ -257,15 +263,17 @@ def harvest(player: Player, start: int) -> tuple[Player, Discards, int]:
             continue
         cart[f.crop] += 1
         if f.count > 1:
-            kept.append(evolve(f, count=f.count - 1))
+            kept.append(replace(f, count=f.count - 1))
         else:
             emptied.append(f)
             if f.common:
                 discards.append(f.id)
-    player = evolve(player, fields=tuple(kept), cart=tuple(cart), store=(0,) * 6)
+    player.fields = tuple(kept)
+    player.cart = tuple(cart)
+    player.store = (0,) * 6
     for f in emptied:
-        player = reveal_under(player, f.under, start)
-    return player, tuple(discards), len(emptied)
+        reveal_under(player, f.under, start)
+    return tuple(discards), tuple(emptied)
 
 
 def starting_player(stack: tuple[str, ...]) -> Player:

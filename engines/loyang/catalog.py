@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from engines.loyang.data import DATA
-from engines.loyang.model import (
+from engines.loyang.cards import (
     CROP_NAMES,
     CasualDef,
     Counts,
@@ -13,6 +12,7 @@ from engines.loyang.model import (
     RegularDef,
     StallDef,
 )
+from engines.loyang.data import DATA
 
 
 def _tag(path: str) -> str:

@@ -12,7 +12,7 @@ from importlib import resources
 from typing import Any
 
 from engines.errors import DataError
-from engines.loyang.model import (
+from engines.loyang.cards import (
     CROP_NAMES,
     LANTERN_EFFECTS,
     NO_CROPS,

@@ -1,24 +1,27 @@
-"""`LoyangRules`: At the Gates of Loyang on the engine contract (options, decisions, views)."""
+"""`LoyangRules`: At the Gates of Loyang on the engine contract, each entry point delegating."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from engines.api import (
     Decision,
     Json,
     ListedSpace,
-    Option,
     Outcome,
     Rules,
     Seat,
+    Transition,
 )
-from engines.errors import OptionsError
-from engines.loyang import cardphase, catalog, flow, turns, view, wire
+from engines.loyang import card_phase, catalog, legal, rounds, setup, view, wire
+from engines.loyang.action_phase import apply as act
+from engines.loyang.action_phase import pay
 from engines.loyang.actions import Action, PickOpponent, SetupSow
-from engines.loyang.state import Config, LoyangState, Phase, Timing, evolve
+from engines.loyang.options import OPTIONS, config_from
+from engines.loyang.state import LoyangState, Phase
+from engines.loyang.work import Work
 from engines.rng import Rng
 
 
@@ -30,99 +33,8 @@ class LoyangSpace(ListedSpace[Action]):
         return {"kind": "mixed", "actions": [wire.dump(a) for a in self.actions], "ranges": []}
 
 
-OPTIONS = (
-    Option(
-        "beginner",
-        bool,
-        False,
-        "beginner variant: each seat starts with a blue-dot regular customer in hand",
-    ),
-    Option(
-        "two_player_rule",
-        str,
-        "auto",
-        "2-player card phase: reveal the deck top instead of playing (auto: on with 2 seats)",
-        choices=("auto", "on", "off"),
-    ),
-    Option(
-        "paired",
-        bool,
-        False,
-        "4-player variant: paired action phase, the two start players act at once",
-    ),
-    Option(
-        "solo", bool, False, "solo variant with the 3x4 grid (1 seat only; implied with 1 seat)"
-    ),
-    Option(
-        "scoring_timing",
-        str,
-        Timing.OWN_TURN.value,
-        "when seats store and pay for the Path: end of their own turn, or all at round end (L13)",
-        choices=tuple(t.value for t in Timing),
-    ),
-    Option(
-        "shop_stock_mode",
-        str,
-        "unlimited",
-        "unlimited: shop stock is display only; strict: buying needs stock, selling room (L2)",
-        choices=("unlimited", "strict"),
-    ),
-    Option(
-        "regular_max_per_round",
-        int,
-        2,
-        "deliveries one regular customer accepts per round (double delivery, L14)",
-        minimum=1,
-        maximum=4,
-    ),
-    Option(
-        "solo_discard_row",
-        int,
-        2,
-        "solo: the grid row (1 = top) whose leftover cards are discarded each round "
-        "(the seed: row 2; research L19 reads row 1)",
-        minimum=1,
-        maximum=2,
-    ),
-    Option(
-        "voluntary_loans",
-        bool,
-        False,
-        "loans also at any time of your own action turn, not only when money is due (L22)",
-    ),
-)
-
-
-def config_from(seats: int, options: Mapping[str, object]) -> Config:
-    """Check that the options fit the seat count and build the match `Config`."""
-    solo = bool(options["solo"]) or seats == 1
-    if solo and seats != 1:
-        raise OptionsError("the solo variant is for 1 seat")
-    if options["beginner"] and solo:
-        raise OptionsError("the beginner variant needs 2-4 seats")
-    if options["paired"] and seats != 4:
-        raise OptionsError("the paired action phase is a 4-player variant")
-    rule = options["two_player_rule"]
-    if rule == "on" and seats != 2:
-        raise OptionsError("the 2-player card-phase rule needs 2 seats")
-    return Config(
-        seats=seats,
-        solo=solo,
-        beginner=bool(options["beginner"]),
-        two_player_rule=rule == "on" or (rule == "auto" and seats == 2),
-        paired=bool(options["paired"]),
-        timing=Timing(options["scoring_timing"]),
-        strict_stock=options["shop_stock_mode"] == "strict",
-        regular_max=int(options["regular_max_per_round"]),  # type: ignore[call-overload]
-        solo_discard_row=int(options["solo_discard_row"]),  # type: ignore[call-overload]
-        voluntary_loans=bool(options["voluntary_loans"]),
-    )
-
-
 class LoyangRules(Rules[LoyangState, Action, dict[str, Json]]):
     """At the Gates of Loyang (Uwe Rosenberg, 2008), 1-4 seats, with its variants as options."""
-
-    emits_events = False  # the Loyang package reports no events yet
 
     name = "loyang"
     title = "At the Gates of Loyang"
@@ -136,87 +48,39 @@ class LoyangRules(Rules[LoyangState, Action, dict[str, Json]]):
         "solo": {"solo": True},
     }
 
-    def setup(self, seats: int, options: Mapping[str, object], rng: Rng) -> LoyangState:
+    def start(self, seats: int, options: Mapping[str, object], rng: Rng) -> Transition[LoyangState]:
         self.check_seats(seats)
-        config = config_from(seats, self.resolve_options(options))
-        return flow.advance(flow.setup(config, rng), rng)
+        w = setup.setup(config_from(seats, self.resolve_options(options)), rng)
+        rounds.advance(w, rng)
+        return Transition(w.freeze(), tuple(w.events))
 
     def decision(self, state: LoyangState) -> Decision | None:
-        cached = state.memo.get("decision", False)
-        if cached is not False:
-            return cached  # type: ignore[no-any-return]
-        made = self._decision(state)
-        state.memo["decision"] = made
-        return made
-
-    def _decision(self, state: LoyangState) -> Decision | None:
-        phase = state.phase
-        if phase is Phase.OVER:
-            return None
-        if phase is Phase.SETUP:
-            return Decision(state.number, frozenset({state.queue[0]}), "setup_sow")
-        if phase is Phase.CARD:
-            owing = [s for s, p in enumerate(state.players) if p.due]
-            if owing:
-                return Decision(state.number, frozenset(owing[:1]), "pay")
-            if state.config.solo:
-                return Decision(state.number, frozenset({0}), "grid")
-            return Decision(state.number, frozenset({state.current}), "card")
-        if phase is Phase.OPPONENT:
-            return Decision(state.number, frozenset({state.start}), "opponent")
-        labels = {"pay" if state.players[t.seat].due else t.stage.value for t in state.turns}
-        label = labels.pop() if len(labels) == 1 else "action"
-        return Decision(state.number, frozenset(t.seat for t in state.turns), label)
+        return legal.decision(state)
 
     def legal_actions(self, state: LoyangState, seat: Seat) -> LoyangSpace:
-        key = ("legal", seat)
-        cached = state.memo.get(key)
-        if cached is not None:
-            return cached  # type: ignore[no-any-return]
-        phase = state.phase
-        actions: list[Any]
-        if phase is Phase.SETUP:
-            actions = flow.setup_actions(state, seat)
-        elif phase is Phase.CARD:
-            actions = cardphase.actions(state, seat)
-        elif phase is Phase.OPPONENT:
-            actions = flow.opponent_choices(state)
-        else:
-            actions = turns.actions(state, seat)
-        space = LoyangSpace(tuple(actions))
-        state.memo[key] = space
-        return space
+        return LoyangSpace(tuple(legal.actions(state, seat)))
 
-    def _apply(
-        self, state: LoyangState, decision: Decision, actions: Mapping[Seat, Action], rng: Rng
-    ) -> LoyangState:
+    def step(
+        self,
+        state: LoyangState,
+        decision: Decision,
+        actions: Mapping[Seat, Action],
+        rng: Rng,
+    ) -> Transition[LoyangState]:
+        w = Work(state, decision.number)
+        w.number += 1
+        # Paired action turns resolve in turn order; other decisions have one seat.
         order = [t.seat for t in state.turns if t.seat in actions] or sorted(actions)
-        state = evolve(state, number=state.number + 1)
         for seat in order:
-            action = actions[seat]
-            if state.phase is Phase.SETUP:
-                assert isinstance(action, SetupSow)
-                state = flow.apply_setup(state, seat, action)
-            elif state.phase is Phase.CARD:
-                state = self._card(state, seat, action)
-            elif state.phase is Phase.OPPONENT:
-                assert isinstance(action, PickOpponent)
-                state = flow.apply_opponent(state, action)
-            else:
-                state = turns.apply(state, seat, action, rng)
-        return flow.advance(state, rng)
-
-    @staticmethod
-    def _card(state: LoyangState, seat: Seat, action: Action) -> LoyangState:
-        if state.players[seat].due:
-            return turns.apply_pay(state, seat, action)
-        return cardphase.apply(state, seat, action)
+            _apply(w, seat, actions[seat], rng)
+        rounds.advance(w, rng)
+        return Transition(w.freeze(), tuple(w.events))
 
     def observe(self, state: LoyangState, viewer: Seat | None) -> dict[str, Json]:
         return view.observe(state, viewer)
 
     def outcome(self, state: LoyangState) -> Outcome | None:
-        return flow.outcome(state)
+        return rounds.outcome(state)
 
     def scramble(self, state: LoyangState, viewer: Seat | None, rng: Rng) -> LoyangState:
         return view.scramble(state, viewer, rng)
@@ -233,3 +97,20 @@ class LoyangRules(Rules[LoyangState, Action, dict[str, Json]]):
     def print_data(self) -> list[str]:
         """The data file's values, each with its sourced / PROVISIONAL mark."""
         return catalog.data_lines()
+
+
+def _apply(w: Work, seat: Seat, action: Action, rng: Rng) -> None:
+    """One seat's action, by the phase it is played in."""
+    if w.phase is Phase.SETUP:
+        assert isinstance(action, SetupSow)
+        setup.sow_home(w, seat, action)
+    elif w.phase is Phase.OPPONENT:
+        assert isinstance(action, PickOpponent)
+        rounds.pick_opponent(w, action)
+    elif w.phase is Phase.CARD:
+        if w.players[seat].due:
+            pay(w, seat, action)
+        else:
+            card_phase.apply(w, seat, action)
+    else:
+        act(w, seat, action, rng)

@@ -20,12 +20,12 @@ follow clockwise) and "card" (the card phase with `active` to play; `courtyard` 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engines.errors import EngineError
 from engines.loyang import board
+from engines.loyang.cards import NO_CROPS, CardKind, Counts, Crop, FieldDef
 from engines.loyang.data import DATA
-from engines.loyang.model import NO_CROPS, CardKind, Counts, Crop, FieldDef
 from engines.loyang.rules import LoyangRules
 from engines.loyang.state import (
     Casual,
@@ -37,7 +37,6 @@ from engines.loyang.state import (
     Regular,
     Stall,
     Turn,
-    evolve,
 )
 from engines.rng import HashRng
 
@@ -131,7 +130,7 @@ def scenario(
     if phase == "action" and any(p.hand for p in built):
         raise ScenarioError("hands are empty in the action phase")
     order = tuple((active + k) % seats for k in range(seats))
-    state = evolve(
+    state = replace(
         state,
         round=round,
         players=tuple(built),
@@ -141,7 +140,7 @@ def scenario(
         second=order[1 % seats],
     )
     if phase == "action":
-        state = evolve(
+        state = replace(
             state,
             phase=Phase.ACTION,
             turns=(Turn(active),),
@@ -149,11 +148,11 @@ def scenario(
             acted=frozenset(),
         )
     elif state.config.solo:
-        state = evolve(state, phase=Phase.CARD, grid=grid or state.grid, picks=0)
+        state = replace(state, phase=Phase.CARD, grid=grid or state.grid, picks=0)
     else:
         if not any(p.hand for p in built):
             raise ScenarioError("the card phase needs cards in some seat's hand")
-        state = evolve(
+        state = replace(
             state, phase=Phase.CARD, current=active, courtyard=courtyard, opened=bool(courtyard)
         )
     check(state)
@@ -228,7 +227,7 @@ def _player(seat: int, player: Player, setup: SeatSetup, deck: list[str], round_
     ):
         for card in cards:
             _kind(card, kind, f"{where} {kind.value}")
-    return evolve(
+    return replace(
         player,
         cash=setup.cash,
         loans=setup.loans,
@@ -260,7 +259,7 @@ def _sown(base: Field, spec: FieldSetup, where: str) -> Field:
     count = base.size if spec.count is None else spec.count
     if not 1 <= count <= base.size:
         raise ScenarioError(f"{where}: field {spec.id} holds 1..{base.size} crops, not {count}")
-    return evolve(base, crop=crop, count=count)
+    return replace(base, crop=crop, count=count)
 
 
 def check(state: LoyangState) -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any
 
-from engines.loyang.model import Counts, Crop
+from engines.loyang.cards import Counts, Crop
 
 
 class Phase(enum.Enum):
@@ -128,13 +128,6 @@ class Casual:
     under: str | None = None
 
 
-class Memo(dict[Any, Any]):
-    """Per-object cache of derived values (legal actions, views); never copied or compared."""
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Memo:
-        return Memo()
-
-
 @dataclass(frozen=True, slots=True)
 class Player:
     """One seat's board, cards and money; everything but `hand` and `stack` order is public."""
@@ -157,7 +150,6 @@ class Player:
     hand: tuple[str, ...] = ()
     due: int = 0
     """Money owed that the seat must raise (sell, helpers, loans) before play goes on."""
-    memo: Memo = field(default_factory=Memo, init=False, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,49 +215,10 @@ class LoyangState:
     """Seats whose action turn ended this round."""
     reshuffled: bool = False
     """Solo: the one reshuffle of the discard pile has happened."""
-    memo: Memo = field(default_factory=Memo, init=False, compare=False, repr=False)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> LoyangState:
         """A state is an immutable value (frozen dataclasses and tuples): its copy is itself."""
         return self
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-_SET = object.__setattr__
-T = TypeVar("T")
-
-
-def evolve(obj: T, **changes: Any) -> T:
-    """`dataclasses.replace` for these frozen slotted states, twice as fast; memos start empty."""
-    cls = type(obj)
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in fields(cls) if f.init)  # type: ignore[arg-type]
-    if not changes.keys() <= set(names):
-        raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - set(names))}")
-    new = object.__new__(cls)
-    for name in names:
-        _SET(new, name, changes[name] if name in changes else getattr(obj, name))
-    if cls is LoyangState or cls is Player:
-        _SET(new, "memo", Memo())
-    return new
-
-
-def with_player(state: LoyangState, seat: int, player: Player, **changes: Any) -> LoyangState:
-    """`state` with `seat`'s player replaced (and any other fields changed)."""
-    players = list(state.players)
-    players[seat] = player
-    return evolve(state, players=tuple(players), **changes)
-
-
-def replace_turn(state: LoyangState, turn: Turn) -> tuple[Turn, ...]:
-    """The turns in progress with the one of `turn.seat` replaced."""
-    return tuple(turn if t.seat == turn.seat else t for t in state.turns)
-
-
-def with_turn(state: LoyangState, turn: Turn) -> LoyangState:
-    """`state` with the turn of `turn.seat` replaced."""
-    return evolve(state, turns=replace_turn(state, turn))
 
 
 def turn_of(state: LoyangState, seat: int) -> Turn | None:
@@ -274,13 +227,3 @@ def turn_of(state: LoyangState, seat: int) -> Turn | None:
         if turn.seat == seat:
             return turn
     return None
-
-
-def with_discards(state: LoyangState, cards: tuple[str, ...]) -> LoyangState:
-    """`state` with `cards` put face up on the action discard pile."""
-    return evolve(state, discard=state.discard + cards) if cards else state
-
-
-def start_round_for(state: LoyangState, seat: int) -> int:
-    """The first window round of a regular customer placed now (next round once `seat` acted)."""
-    return state.round + 1 if seat in state.acted else state.round

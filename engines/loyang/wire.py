@@ -66,6 +66,8 @@ Observation (`observe(state, viewer)`; viewer None = spectator):
                            "store", "score"), "steps", "pair_bought", "drawn" (card objects),
                            "discount" (pending shop discount), "bonus_regular", "bonus_casual"}
     waiting                groups of seats still to take their action turn this round
+    events                 what the viewer may see since it last decided (public view: the
+                           events of the last decision); added by the driver, see Events
     rules                  constants: {"rounds", "prices": {"buy", "sell"}, "loan",
                            "common_field_cost", "upgrade_cost", "regular_fine", "grid_costs"
                            (solo cost per grid row, else null)}
@@ -89,6 +91,46 @@ Observation (`observe(state, viewer)`; viewer None = spectator):
         regular_customer: "crops" (2), "pays" (coins per row, bottom first), "blue_dot"
         casual_customer: "crops" (3), "payout"
         common_field: "size", "allowed"
+
+Events: {"number": int (the decision that produced it; -1 at setup), "kind": string, ...} with,
+per kind, these further keys (C a crop name, ID a card id). Every event is public except "hand",
+which reaches only its seat:
+
+    setup           start_player, second_player
+    hand            seat, cards: [ID]          cards dealt into the seat's hand (private)
+    sow             seat, field, crop (+ amount: the price, when setup buys the home crop)
+    round           round, start_player, second_player        a round begins (harvest next)
+    harvest         seat, crops: [C] (one per sown field), fields: [ID] (the private field
+                    revealed), emptied: [ID] (fields emptied and discarded)
+    reshuffle       count                      the discard pile became the deck
+    deal            count (cards per hand), start_player      the card phase begins
+    play            seat, card                 option A: a hand card into the courtyard
+    reveal          seat, card                 2-player rule: the deck's top card instead
+    take            seat, cards: [courtyard card, hand card], returned: [ID] (the rest of the
+                    hand, now in the courtyard), amount (paid for fields)
+    grid_buy        seat, card, row, col, amount               solo card phase
+    grid_refilled   cards: [ID]                solo: the discarded rest of the chosen row
+    card_phase_end  start_player, second_player
+    pick_opponent   seat, target               paired variant
+    turn            seat                       an action turn begins
+    buy, sell       seat, crop, amount
+    trade           seat, card (the stall), crop, crops: [C] (given); a lantern trade adds
+                    target (the stall's owner, -1 = the solo opponent) and amount (paid)
+    deliver, serve  seat, target (the customer's owner), card, amount (coins received)
+    helper          seat, card (+ amount when it raised money that was due)
+    dismiss         seat, card
+    buy_pair        seat, amount, cards: [ID]  the pair drawn face up
+    keep            seat, cards: [ID], amount (paid for fields)
+    loan            seat, amount, count (the seat's loans now)
+    upgrade         seat, amount
+    unhappy         seat, card                 a regular customer missed: marker flipped
+    fine            seat, card, amount         missed again: fined
+    regular_gone    seat, card                 its four rounds are over: discarded
+    end_turn        seat
+    store           seat, crop
+    cart_sold       seat, crops: [C], amount   what was left on the cart at the end of a turn
+    advance         seat, steps, amount, position              paid steps on the Path
+    game_over       positions: [int], cash: [int] (per seat), rating (solo only)
 """
 
 from __future__ import annotations
@@ -125,8 +167,8 @@ from engines.loyang.actions import (
     Upgrade,
     UseHelper,
 )
+from engines.loyang.cards import Crop, EffectKind, HelperDef
 from engines.loyang.data import DATA
-from engines.loyang.model import Crop, EffectKind, HelperDef
 from engines.loyang.state import Bonus
 
 _FIELD_IDS = frozenset({DATA.home.id, *(f.id for f in DATA.private)})

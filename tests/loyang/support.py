@@ -10,8 +10,9 @@ from engines import HashRng
 from engines.loyang import LoyangRules
 from engines.loyang.actions import Action
 from engines.loyang.board import starting_player
-from engines.loyang.model import NO_CROPS, Counts, Crop
+from engines.loyang.cards import NO_CROPS, Counts, Crop
 from engines.loyang.state import Field, LoyangState, Phase, Player, Turn
+from engines.loyang.work import PlayerWork, Work
 
 T = TypeVar("T")
 RULES = LoyangRules()
@@ -62,7 +63,9 @@ def field(field_id: str, crop: str | None = None, count: int = 0, **changes: Any
     elif field_id.startswith("P"):
         f = private_field(field_id)
     else:
-        f = place(blank(), field_id, None, 1).fields[-1]
+        board = PlayerWork(blank())
+        place(board, field_id, None, 1)
+        f = board.fields[-1]
     sown = Crop[crop.upper()] if crop else None
     return replace(f, crop=sown, count=count if sown is not None else 0, **changes)
 
@@ -104,3 +107,10 @@ def is_legal(state: LoyangState, seat: int, wire: dict[str, Any]) -> bool:
     """Whether the wire action is legal for `seat` now."""
     action: Action = RULES.parse_action(seat, wire)
     return action in RULES.legal_actions(state, seat)
+
+
+def run(state: LoyangState, rule: Any, *args: Any) -> LoyangState:
+    """Apply one rule function of the working copy (`rule(work, *args)`) to `state`, frozen."""
+    work = Work(state)
+    rule(work, *args)
+    return work.freeze()

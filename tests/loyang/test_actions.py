@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from engines import IllegalAction, InvalidAction
-from engines.loyang import board, flow
+from engines.loyang import board, rounds
 from engines.loyang.state import (
     DUMMY,
     Casual,
@@ -18,7 +18,18 @@ from engines.loyang.state import (
     Stage,
     Stall,
 )
-from tests.loyang.support import RULES, FixedRng, act, acting, blank, crops, field, is_legal, legal
+from tests.loyang.support import (
+    RULES,
+    FixedRng,
+    act,
+    acting,
+    blank,
+    crops,
+    field,
+    is_legal,
+    legal,
+    run,
+)
 
 
 def test_a_pair_with_two_common_fields_costs_four_plus_the_pair_price() -> None:
@@ -238,8 +249,8 @@ def test_paired_lantern_helpers_reach_only_the_opponent() -> None:
 
 
 def test_paired_start_players_act_at_the_same_time() -> None:
-    state = flow.apply_opponent(replace(acting([blank()] * 4), start=1, second=3), _pick(2))
-    state = flow.advance(state, FixedRng())
+    state = run(replace(acting([blank()] * 4), start=1, second=3), rounds.pick_opponent, _pick(2))
+    state = run(state, rounds.advance, FixedRng())
     decision = RULES.decision(state)
     assert decision is not None and decision.seats == {1, 3}
     assert state.partners == (3, 2, 1, 0)

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from engines import DataError
+from engines.loyang.cards import CardKind, Crop, HelperDef, RegularDef
 from engines.loyang.data import DATA, parse
-from engines.loyang.model import CardKind, Crop, HelperDef, RegularDef
 from tests.loyang.support import RULES
 
 RAW: dict[str, Any] = json.loads(

@@ -15,7 +15,7 @@ from arena.sdk.bots.loyang import LoyangHeuristic
 from arena.sdk.local import play_local
 from engines.loyang import LoyangRules
 from engines.loyang.board import final_position
-from engines.loyang.flow import solo_rating
+from engines.loyang.rounds import solo_rating
 from engines.loyang.scenario import FieldSetup, ScenarioError, SeatSetup, scenario
 from tests.loyang.support import FixedRng
 

@@ -8,10 +8,22 @@ from typing import Any
 import pytest
 
 from engines import IllegalAction
-from engines.loyang import board, cardphase, flow
+from engines.loyang import board, card_phase, rounds
 from engines.loyang.data import DATA
 from engines.loyang.state import LoyangState, Phase, Stage, Turn
-from tests.loyang.support import RULES, FixedRng, act, acting, blank, crops, field, fresh, legal
+from engines.loyang.work import PlayerWork
+from tests.loyang.support import (
+    RULES,
+    FixedRng,
+    act,
+    acting,
+    blank,
+    crops,
+    field,
+    fresh,
+    legal,
+    run,
+)
 
 
 def test_a_third_player_cannot_sow_a_crop_two_have_sown() -> None:
@@ -54,9 +66,11 @@ def test_harvest_discards_emptied_fields_and_leaves_unsown_ones() -> None:
         ),
         store=crops(cabbage=1),
     )
-    harvested, discards, emptied = board.harvest(player, 3)
+    work = PlayerWork(player)
+    discards, emptied = board.harvest(work, 3)
+    harvested = work.freeze()
     assert [(f.id, f.count) for f in harvested.fields] == [("home", 4), ("P4a", 0)]
-    assert discards == ("CF03",) and emptied == 2
+    assert discards == ("CF03",) and len(emptied) == 2
     assert [h.card for h in harvested.helpers] == ["H01"]  # the card behind the field
     assert harvested.cart == crops(wheat=1, bean=1, leek=1, cabbage=1)
     assert harvested.store == crops()
@@ -76,7 +90,7 @@ def test_the_storehouse_limit_applies_only_at_the_end_of_the_turn() -> None:
 
 def test_a_short_deck_is_dealt_evenly_and_the_rest_stays() -> None:
     state = replace(fresh(4), deck=tuple(list(DATA.cards)[:13]), discard=())
-    dealt = cardphase.begin(state, FixedRng())
+    dealt = run(state, card_phase.begin, FixedRng())
     assert [len(p.hand) for p in dealt.players] == [3, 3, 3, 3]
     assert len(dealt.deck) == 1
 
@@ -219,19 +233,19 @@ def test_solo_reshuffles_the_discard_pile_once_on_the_first_field_discard() -> N
     me = replace(state.players[0], fields=(field("home", "wheat", 5), field("P3a", "bean", 2)))
     state = replace(state, players=(me,), round=1)
     discard = state.discard
-    after = flow.begin_round(state, FixedRng())
+    after = run(state, rounds.begin_round, FixedRng())
     assert after.discard == discard and not after.reshuffled  # nothing emptied
     me = replace(state.players[0], fields=(field("home", "wheat", 5), field("P3a", "bean", 1)))
-    after = flow.begin_round(replace(state, players=(me,)), FixedRng())
+    after = run(replace(state, players=(me,)), rounds.begin_round, FixedRng())
     assert after.reshuffled and after.discard == () and after.face_down == 0
     assert len(after.deck) == len(state.deck) + len(discard)
     me = replace(after.players[0], fields=(field("P4a", "bean", 1),))
-    again = flow.begin_round(replace(after, players=(me,), discard=("H01",)), FixedRng())
+    again = run(replace(after, players=(me,), discard=("H01",)), rounds.begin_round, FixedRng())
     assert again.discard == ("H01",)  # never a second time
 
 
 def test_four_player_turn_order_after_the_card_phase() -> None:
     state = replace(fresh(4), start=2, second=3)
-    assert flow.action_order(state) == (2, 3, 0, 1)
+    assert rounds.action_order(state.start, state.second, 4) == (2, 3, 0, 1)
     turn = Turn(0)
     assert turn.stage is Stage.ACT

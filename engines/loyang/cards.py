@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from engines.api import Json
+
 Counts = tuple[int, ...]
 """Crop counts indexed by `Crop` (six entries)."""
 
@@ -50,6 +52,11 @@ def add_all(counts: Counts, crops: tuple[Crop, ...], sign: int = 1) -> Counts:
     for crop in crops:
         out[crop] += sign
     return tuple(out)
+
+
+def names(crops: tuple[Crop, ...]) -> list[Json]:
+    """The wire names of `crops`, in order (for events and views)."""
+    return [c.wire for c in crops]
 
 
 def has_all(counts: Counts, crops: tuple[Crop, ...]) -> bool:

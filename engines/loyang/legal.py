@@ -1,0 +1,322 @@
+"""Who decides now and the legal actions of each decision label, built from the frozen state."""
+
+from __future__ import annotations
+
+from engines.api import Decision, Seat
+from engines.loyang import board
+from engines.loyang.actions import (
+    Action,
+    Advance,
+    Buy,
+    BuyPair,
+    Deliver,
+    Dismiss,
+    EndTurn,
+    FinishScoring,
+    FinishStoring,
+    GridBuy,
+    Keep,
+    Loan,
+    PickOpponent,
+    Play,
+    Reveal,
+    Sell,
+    Serve,
+    SetupSow,
+    Sow,
+    Store,
+    Take,
+    Trade,
+    Upgrade,
+    UseHelper,
+)
+from engines.loyang.board import K
+from engines.loyang.cards import Crop, EffectKind, has_all
+from engines.loyang.data import DATA
+from engines.loyang.state import (
+    DUMMY,
+    Bonus,
+    Casual,
+    LoyangState,
+    Phase,
+    Player,
+    Regular,
+    Stage,
+    Stall,
+    Turn,
+    turn_of,
+)
+from engines.loyang.work import Board
+
+
+def decision(state: LoyangState) -> Decision | None:
+    """Who must answer now and the decision's label; None once the match is over."""
+    phase = state.phase
+    if phase is Phase.OVER:
+        return None
+    if phase is Phase.SETUP:
+        return Decision(state.number, frozenset({state.queue[0]}), "setup_sow")
+    if phase is Phase.CARD:
+        owing = [s for s, p in enumerate(state.players) if p.due]
+        if owing:
+            return Decision(state.number, frozenset(owing[:1]), "pay")
+        if state.config.solo:
+            return Decision(state.number, frozenset({0}), "grid")
+        return Decision(state.number, frozenset({state.current}), "card")
+    if phase is Phase.OPPONENT:
+        return Decision(state.number, frozenset({state.start}), "opponent")
+    labels = {"pay" if state.players[t.seat].due else t.stage.value for t in state.turns}
+    label = labels.pop() if len(labels) == 1 else "action"
+    return Decision(state.number, frozenset(t.seat for t in state.turns), label)
+
+
+def actions(state: LoyangState, seat: Seat) -> list[Action]:
+    """The legal actions of `seat`, a deciding seat; the first is the default."""
+    phase = state.phase
+    if phase is Phase.SETUP:
+        return setup_actions(state, seat)
+    if phase is Phase.OPPONENT:
+        return opponent_choices(state)
+    player = state.players[seat]
+    if player.due > 0:
+        return pay_actions(player, state.config.strict_stock)
+    if phase is Phase.CARD:
+        return card_actions(state, seat)
+    turn = turn_of(state, seat)
+    assert turn is not None
+    if turn.stage is Stage.ACT:
+        return act_actions(state, turn, player)
+    if turn.stage is Stage.KEEP:
+        return keep_actions(turn)
+    if turn.stage is Stage.STORE:
+        return store_actions(player)
+    return score_actions(player)
+
+
+# -- setup and the card phase ----------------------------------------------------------------
+
+
+def setup_actions(state: LoyangState, seat: Seat) -> list[Action]:
+    """Home-field crops this seat may buy: allowed, affordable, and sown by fewer than two."""
+    sown = [p.fields[0].crop for p in state.players if p.fields and p.fields[0].crop is not None]
+    player = state.players[seat]
+    return [
+        SetupSow(c)
+        for c in sorted(DATA.home.allowed)
+        if sown.count(c) < K.max_same_home_crop
+        and DATA.buy[c] <= player.cash
+        and (not state.config.strict_stock or player.shop[c] > 0)
+    ]
+
+
+def card_actions(state: LoyangState, seat: Seat) -> list[Action]:
+    """The card-phase plays of `seat`: option A, option B, the 2-player reveal, the solo grid."""
+    if state.config.solo:
+        return list(grid_buys(state.grid, state.players[0].cash))
+    hand = state.players[seat].hand
+    may_reveal = state.config.two_player_rule and bool(state.deck)
+    if not state.opened:
+        return [*(Play(c) for c in hand), *([Reveal()] if may_reveal else [])]
+    last = sum(1 for p in state.players if p.hand) == 1
+    out: list[Action] = []
+    if len(hand) >= 2 and not last:
+        out += [Play(c) for c in hand]
+        if may_reveal:
+            out.append(Reveal())
+    out += [Take(c, h) for c in state.courtyard for h in hand]
+    return out or [Play(c) for c in hand]  # an empty courtyard leaves only playing (research L18)
+
+
+def grid_buys(grid: tuple[str | None, ...], cash: int) -> tuple[GridBuy, ...]:
+    """The grid cards the solo player can afford (row 0 is free)."""
+    cols = K.solo_grid_columns
+    return tuple(
+        GridBuy(i // cols, i % cols)
+        for i, card in enumerate(grid)
+        if card is not None and K.solo_row_costs[i // cols] <= cash
+    )
+
+
+def opponent_choices(state: LoyangState) -> list[Action]:
+    """Paired variant: the seats without a start marker."""
+    return [
+        PickOpponent(s) for s in range(len(state.players)) if s not in (state.start, state.second)
+    ]
+
+
+# -- the action phase ------------------------------------------------------------------------
+
+
+def pay_actions(player: Player, strict: bool) -> list[Action]:
+    """Ways to raise owed money: sell a crop (cheapest first), a cash helper, or a loan."""
+    out: list[Action] = [Sell(c) for c in board.sellable(player, strict)]
+    out += [
+        UseHelper(h.card)
+        for h in player.helpers
+        if board.helper_def(h.card).effect.kind is EffectKind.GAIN_CASH
+    ]
+    out.append(Loan())
+    return out
+
+
+def buy_price(turn: Turn, crop: Crop) -> int:
+    """What buying `crop` costs now, after any pending helper discount."""
+    return max(0, DATA.buy[crop] - turn.discount)
+
+
+def cards_available(deck: tuple[str, ...], discard: tuple[str, ...], solo: bool) -> bool:
+    """Whether an action card can be drawn (the solo game reshuffles only once)."""
+    return bool(deck) or (not solo and bool(discard))
+
+
+def act_actions(state: LoyangState, turn: Turn, player: Player) -> list[Action]:
+    """Every step the seat can afford and carry out now, "end my turn" first.
+
+    Actions A-G may be taken any number of times (「A~G項行動執行時皆不限次數」), so no step
+    limit applies. None is needed to end a turn: every step spends something finite (a sale
+    or purchase loses money on the round trip, a trade empties a stall, a helper, customer, sowing
+    or pair is used up), so no position repeats; only voluntary loans (an option) can go on, and a
+    random player ends such a turn with probability 1.
+    """
+    out: list[Action] = [EndTurn()]
+    config = state.config
+    cart, cash = player.cart, player.cash
+    kinds = [c for c in Crop if cart[c]]
+    for f in player.fields:
+        if f.crop is None:
+            out += [Sow(f.id, c) for c in kinds if c in f.allowed]
+    for c in Crop:
+        if buy_price(turn, c) <= cash and (not config.strict_stock or player.shop[c] > 0):
+            out.append(Buy(c))
+    out += [Sell(c) for c in sorted(board.sellable(player, config.strict_stock))]
+    for stall in player.stalls:
+        cost = board.stall_def(stall.card).cost
+        for c in Crop:
+            if stall.goods[c]:
+                out += [Trade(stall.card, c, give) for give in board.gives(cart, cost[c])]
+    for regular in player.regulars:
+        if board.may_deliver(regular, state.round, config.regular_max) and has_all(
+            cart, board.regular_def(regular.card).crops
+        ):
+            out.append(Deliver(regular.card))
+    for casual in player.casuals:
+        if has_all(cart, board.casual_def(casual.card).crops):
+            out.append(Serve(casual.card))
+    for helper in player.helpers:
+        out += helper_uses(state, turn, player, helper.card)
+        out.append(Dismiss(helper.card))
+    if (
+        not turn.pair_bought
+        and board.pair_price(player) <= cash
+        and cards_available(state.deck, state.discard, config.solo)
+    ):
+        out.append(BuyPair())
+    if not player.upgraded and cash >= K.storehouse_upgrade_cost:
+        out.append(Upgrade())
+    if config.voluntary_loans:
+        out.append(Loan())
+    return out
+
+
+def keep_actions(turn: Turn) -> list[Action]:
+    """What to keep of a drawn pair: nothing, one card, or both in either order.
+
+    A kept field costs 2 coins whatever the cash in hand: what is missing becomes money due,
+    raised by selling crops, a cash helper or a loan (「可立即透過銷售作物、幫手協助或辦理借款」).
+    """
+    drawn = turn.drawn
+    options: list[tuple[str, ...]] = [()]
+    options += [(c,) for c in drawn]
+    if len(drawn) == 2:
+        options += [drawn, (drawn[1], drawn[0])]
+    return [Keep(o) for o in options]
+
+
+def store_actions(player: Board) -> list[Action]:
+    """Store 1 crop at a time up to the storehouse's capacity, upgrade it, or finish."""
+    out: list[Action] = [FinishStoring()]
+    if sum(player.store) < board.capacity(player):
+        out += [Store(c) for c in Crop if player.cart[c]]
+    if not player.upgraded and player.cash >= K.storehouse_upgrade_cost:
+        out.append(Upgrade())
+    return out
+
+
+def score_actions(player: Player) -> list[Action]:
+    """Stay, or pay for 1, 2, ... steps on the Path (as many as the cash allows)."""
+    steps = board.affordable_steps(player)
+    return [FinishScoring(), *(Advance(n) for n in range(1, steps + 1))]
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def targets(state: LoyangState, seat: Seat) -> tuple[int, ...]:
+    """Whom a lantern helper may affect: the solo opponent, the paired opponent, or any other."""
+    if state.config.solo:
+        return (DUMMY,)
+    if state.partners:
+        return (state.partners[seat],)
+    return tuple(s for s in range(len(state.players)) if s != seat)
+
+
+def _stalls_of(state: LoyangState, owner: int) -> tuple[Stall, ...]:
+    if owner == DUMMY:
+        return state.dummy.stalls if state.dummy else ()
+    return state.players[owner].stalls
+
+
+def _regulars_of(state: LoyangState, owner: int) -> tuple[Regular, ...]:
+    if owner == DUMMY:
+        return state.dummy.regulars if state.dummy else ()
+    return state.players[owner].regulars
+
+
+def _casuals_of(state: LoyangState, owner: int) -> tuple[Casual, ...]:
+    if owner == DUMMY:
+        return state.dummy.casuals if state.dummy else ()
+    return state.players[owner].casuals
+
+
+def helper_uses(state: LoyangState, turn: Turn, player: Player, card: str) -> list[Action]:
+    """Every legal use of helper `card` now (its effect must be possible and affordable)."""
+    effect = board.helper_def(card).effect
+    kind = effect.kind
+    if kind in (EffectKind.SHOP_DISCOUNT, EffectKind.GAIN_CASH, EffectKind.TAKE_CROPS):
+        return [UseHelper(card)]
+    if kind is EffectKind.SALES_BONUS:
+        return [UseHelper(card, bonus=Bonus.REGULAR), UseHelper(card, bonus=Bonus.CASUAL)]
+    if kind is EffectKind.TAKE_CROP_CHOICE:
+        return [UseHelper(card, crop=c) for c in Crop]
+    if kind is EffectKind.UPGRADE_STOREHOUSE:
+        return [] if player.upgraded else [UseHelper(card)]
+    out: list[Action] = []
+    cart = player.cart
+    for target in targets(state, turn.seat):
+        if kind is EffectKind.STALL_BUY and player.cash >= effect.amount:
+            for stall in _stalls_of(state, target):
+                out += [
+                    UseHelper(card, target=target, stall=stall.card, crop=c)
+                    for c in Crop
+                    if stall.goods[c]
+                ]
+        elif kind is EffectKind.STALL_TRADE:
+            for stall in _stalls_of(state, target):
+                cost = board.stall_def(stall.card).cost
+                for c in Crop:
+                    if stall.goods[c]:
+                        out += [
+                            UseHelper(card, target=target, stall=stall.card, crop=c, give=g)
+                            for g in board.gives(cart, cost[c])
+                        ]
+        elif kind is EffectKind.DELIVER_OTHER:
+            for regular in _regulars_of(state, target):
+                if board.may_deliver(regular, state.round, state.config.regular_max) and has_all(
+                    cart, board.regular_def(regular.card).crops
+                ):
+                    out.append(UseHelper(card, target=target, customer=regular.card))
+        elif kind is EffectKind.SERVE_OTHER:
+            for casual in _casuals_of(state, target):
+                if has_all(cart, board.casual_def(casual.card).crops):
+                    out.append(UseHelper(card, target=target, customer=casual.card))
+    return out
