@@ -58,8 +58,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
     for seat, name in enumerate(names):
         print(f"  {paint.seat(seat)} plays {name}")
 
-    def show(before: Any, decision: engines.Decision, joint: Any, after: Any) -> None:
-        for line in step_lines(rules, before, decision, joint, after, paint):
+    def show(before: Any, decision: engines.Decision, joint: Any, after: Any, events: Any) -> None:
+        for line in step_lines(rules, before, decision, joint, after, paint, events):
             print(line)
 
     match = play_local(args.game, bots, args.seed, options, None if args.quiet else show)

@@ -240,7 +240,9 @@ def replay_stored(args: argparse.Namespace) -> int:
     final = driver_for(rules, record).state  # the setup, for a record with no moves
     for step in steps(rules, record):
         if not args.quiet:
-            lines = step_lines(rules, step.before, step.decision, step.joint, step.after, paint)
+            lines = step_lines(
+                rules, step.before, step.decision, step.joint, step.after, paint, step.events
+            )
             print("\n".join(lines))
         final = step.after
     outcome = rules.outcome(final)

@@ -1,7 +1,8 @@
 """Readable, coloured match logs for the terminal, one module per game with a generic fallback.
 
 A game's module `arena.render.<game>` may define:
-    step_lines(rules, before, decision, joint, after, paint) -> list[str]
+    step_lines(rules, before, decision, joint, after, paint, events) -> list[str]
+        (`events`: what the decision produced, from the match driver's `Move.events`)
     final_lines(rules, final, paint) -> list[str]
 Anything it leaves out falls back to the generic forms below.
 """
@@ -11,11 +12,11 @@ from __future__ import annotations
 import importlib
 import json
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
-from engines import Decision, Outcome, Rules
+from engines import Decision, Event, Outcome, Rules
 
 SEAT_COLOURS = (31, 32, 33, 34, 35, 36)
 
@@ -56,12 +57,13 @@ def step_lines(
     joint: Mapping[int, Any],
     after: Any,
     paint: Paint,
+    events: Sequence[Event] = (),
 ) -> list[str]:
-    """The log lines of one decision."""
+    """The log lines of one decision; `events` are those it produced (`Move.events`)."""
     module = _module(rules.name)
     custom: Callable[..., list[str]] | None = getattr(module, "step_lines", None)
     if custom is not None:
-        return custom(rules, before, decision, joint, after, paint)
+        return custom(rules, before, decision, joint, after, paint, events)
     acts = ", ".join(
         f"{paint.seat(s)}: {json.dumps(rules.dump_action(a))}" for s, a in sorted(joint.items())
     )

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arena.render import Paint
-from engines import Decision, Json, Rules
+from engines import Decision, Event, Json, Rules
 from engines.crossing.data import Board, Kind
 from engines.crossing.state import CrossingState
 
@@ -138,6 +138,7 @@ def step_lines(
     joint: Mapping[int, Any],
     after: CrossingState,
     paint: Paint,
+    events: Sequence[Event] = (),
 ) -> list[str]:
     """The log lines of one decision: the choices made, what followed, and the board."""
     acts = []
@@ -152,12 +153,12 @@ def step_lines(
         detail = ", ".join(s for s in shown if s != "crew=none")
         acts.append(f"{paint.seat(seat)} {wire['type']}" + (f" {detail}" if detail else ""))
     lines = [f"#{decision.number:<4} {decision.label:<12} " + "; ".join(acts)]
-    events = rules.observe(after, None)["events"]
-    for e in events:
+    events_json = [e.to_json() for e in events if e.is_visible_to(None)]  # the public ones
+    for e in events_json:
         text = _event(board, e, paint)
         if text is not None:
             lines.append(f"        {text}")
-    if any(e["kind"] == "moved" for e in events):
+    if any(e["kind"] == "moved" for e in events_json):
         lines.append(board_line(after, paint))
     return lines
 

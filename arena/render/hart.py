@@ -7,11 +7,10 @@ holds, what was seized or kept) are added dimmed, so a log of bots shows who blu
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from engines import Decision, Rules
-from engines.events import Event
+from engines import Decision, Event, Rules
 from engines.hart.actions import Pack
 from engines.hart.state import HartState
 
@@ -145,6 +144,7 @@ def step_lines(
     joint: Mapping[int, Any],
     after: HartState,
     paint: Any,
+    events: Sequence[Event] = (),
 ) -> list[str]:
     """The log lines of one decision of Hart an der Grenze."""
     teller = _Teller(before, after, paint)

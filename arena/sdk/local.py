@@ -8,7 +8,7 @@ from typing import Any
 
 import engines
 from arena.sdk.bots.base import Strategy, Turn
-from engines import Decision, EngineError, HashRng, Outcome, Record, Rules
+from engines import Decision, EngineError, Event, HashRng, Outcome, Record, Rules
 from engines.api import ActionSpace, Json
 from engines.driver import MatchDriver
 
@@ -60,11 +60,13 @@ def play_local(
     strategies: Sequence[Strategy],
     seed: int,
     options: Mapping[str, object] | None = None,
-    on_step: Callable[[Any, Decision, Mapping[int, Any], Any], None] | None = None,
+    on_step: Callable[[Any, Decision, Mapping[int, Any], Any, tuple[Event, ...]], None]
+    | None = None,
 ) -> LocalMatch:
     """Play one match between `strategies` (one per seat) and return its record and outcome.
 
-    `on_step(before, decision, joint, after)` is called after each decision is applied.
+    `on_step(before, decision, joint, after, events)` is called after each decision is applied,
+    with the events that decision produced.
     """
     rules = engines.get(game)
     driver: MatchDriver[Any, Any] = MatchDriver(rules, len(strategies), options, seed)
@@ -80,7 +82,7 @@ def play_local(
                 driver.answer(seat, decision.number, driver.default(seat))
         move = driver.advance()
         if on_step is not None:
-            on_step(move.before, move.decision, move.joint, move.after)
+            on_step(move.before, move.decision, move.joint, move.after, move.events)
     outcome = driver.outcome()
     assert outcome is not None
     return LocalMatch(record=driver.record(), final=driver.state, outcome=outcome, bad_answers=bad)

@@ -13,8 +13,8 @@ def test_log_tells_the_whole_match() -> None:
     paint = Paint(enabled=False)
     lines: list[str] = []
 
-    def show(before, decision, joint, after) -> None:  # type: ignore[no-untyped-def]
-        lines.extend(step_lines(RULES, before, decision, joint, after, paint))
+    def show(before, decision, joint, after, events) -> None:  # type: ignore[no-untyped-def]
+        lines.extend(step_lines(RULES, before, decision, joint, after, paint, events))
 
     bots: list[Strategy] = [
         HartHeuristic(),
