@@ -407,7 +407,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
                 )
             if step is None:
                 break
-            view = spectate.public_view(rules, step.after)
+            view = spectate.public_view(rules, step.after, step.events)
             last = step.decision.number
             yield self._event(match_id, rules.name, step.decision.number, step.decision.label, view)
         yield arena_pb2.MatchEvent(

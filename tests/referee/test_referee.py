@@ -20,7 +20,7 @@ from arena.referee.clock import Clock
 from arena.sdk import Bot, BotRejected, BotReplaced
 from arena.storage import Database
 from arena.v1 import arena_pb2, bot_pb2, bot_pb2_grpc, common_pb2
-from engines.replay import steps
+from engines.replay import driver_for
 from tests.referee.bots import RandomBot, ScriptedAnswerBot, SilentBot, json_action
 from tests.referee.harness import (
     ADMIN_METADATA,
@@ -395,10 +395,13 @@ def _check_views(record: engines.Record, match_id: int, bots: list[RandomBot]) -
     """What each bot received is exactly its seat's view: nothing of any other seat's secrets."""
     rules = engines.get(record.game)
     expected = {}
-    for step in steps(rules, record):
-        for seat in step.decision.seats:
-            view = rules.dump_observation(rules.observe(step.before, seat))
-            expected[(step.decision.number, seat)] = view
+    driver = driver_for(rules, record)  # the views with their events, as the driver shows them
+    for wire_joint in record.moves:
+        decision = driver.decision
+        assert decision is not None
+        for seat in decision.seats:
+            expected[(decision.number, seat)] = driver.view(seat)
+        driver.play_wire(wire_joint)
     received = 0
     for bot in bots:
         for request in bot.requests:
