@@ -74,7 +74,7 @@ Rule -> function (the rulebook: shared/rules/double-crossing.md)
 | End: back at Central Station with 6 contracts wins | `moves.arrive` |
 | Part B: duel ties are re-rolled (D8) | `cards.duel` |
 | Part B: a debt that cannot be raised is forgiven (D15) | `money.debt` |
-| Part B: the round cap, then contracts, then money | `turns.begin_turn` |
+| Part B: round cap; rank by contracts, money | `turns.begin_turn`, `rules.CrossingRules.outcome` |
 | Part B: passenger fees are paid clockwise from the lander's left | `spaces.corner_station` |
 | Part B: chained extra turns are capped (D18) | `turns.end_turn` |
 | Part B: empty crew piles are refilled from the discards (D7) | `cards.reshuffle` |
