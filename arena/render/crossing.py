@@ -138,9 +138,13 @@ def step_lines(
     joint: Mapping[int, Any],
     after: CrossingState,
     paint: Paint,
-    events: Sequence[Event] = (),
+    produced: Sequence[Event] = (),
 ) -> list[str]:
-    """The log lines of one decision: the choices made, what followed, and the board."""
+    """The log lines of one decision: the choices made, what followed, and the board.
+
+    What followed is told from `produced` (the decision's events, `Move.events`): the public
+    ones, as the public view shows them.
+    """
     acts = []
     board = after.board
     for seat, action in sorted(joint.items()):
@@ -153,12 +157,12 @@ def step_lines(
         detail = ", ".join(s for s in shown if s != "crew=none")
         acts.append(f"{paint.seat(seat)} {wire['type']}" + (f" {detail}" if detail else ""))
     lines = [f"#{decision.number:<4} {decision.label:<12} " + "; ".join(acts)]
-    events_json = [e.to_json() for e in events if e.is_visible_to(None)]  # the public ones
-    for e in events_json:
+    events = [e.to_json() for e in produced if e.is_visible_to(None)]
+    for e in events:
         text = _event(board, e, paint)
         if text is not None:
             lines.append(f"        {text}")
-    if any(e["kind"] == "moved" for e in events_json):
+    if any(e["kind"] == "moved" for e in events):
         lines.append(board_line(after, paint))
     return lines
 
