@@ -78,8 +78,10 @@ class MatchRunner:
         )
         self._logged = self.driver.number
         """Decisions durably stored (the driver applies one just before it is stored)."""
-        state = self.driver.state
-        self.steps: list[PublicStep] = [PublicStep(-1, "setup", public_view_of(rules, state))]
+        # Built now: only the driver knows the events of the setup (or of a resumed match's
+        # last decision), and one view per match costs nothing worth deferring.
+        opening = self.driver.view(None)
+        self.steps: list[PublicStep] = [PublicStep(-1, "setup", lambda: opening)]
         self.watchers: list[Watcher] = []
         self.outcome: Outcome | None = None
         self.done = asyncio.Event()
@@ -167,7 +169,8 @@ class MatchRunner:
         await self._stored("record_decision", self.store.record_decision, row)
         self._logged += 1
         metrics.DECISIONS.labels(self.game).inc()
-        step = PublicStep(decision.number, decision.label, public_view_of(self.rules, move.after))
+        view = public_view_of(self.rules, move.after, move.events)
+        step = PublicStep(decision.number, decision.label, view)
         self.steps.append(step)
         for watcher in self.watchers:
             watcher.push(step)

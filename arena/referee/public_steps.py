@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.referee import spectate
-from engines import Rules
+from engines import Event, Rules
 
 
 @dataclass
@@ -32,9 +32,12 @@ class PublicStep:
         return self._view
 
 
-def public_view_of(rules: Rules[Any, Any, Any], state: Any) -> Callable[[], Any]:
-    """A builder of the public view of `state` (states are immutable, so it can wait)."""
-    return lambda: spectate.public_view(rules, state)
+def public_view_of(
+    rules: Rules[Any, Any, Any], state: Any, events: Iterable[Event] = ()
+) -> Callable[[], Any]:
+    """A builder of the public view of `state` with the `events` of the step that made it
+    (states and events are immutable, so it can wait)."""
+    return lambda: spectate.public_view(rules, state, events)
 
 
 def _built() -> None:

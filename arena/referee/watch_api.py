@@ -104,7 +104,7 @@ class WatchApi:
                 )
             if step is None:
                 break
-            view = spectate.public_view(rules, step.after)
+            view = spectate.public_view(rules, step.after, step.events)
             last = step.decision.number
             yield match_event(match_id, rules.name, step.decision.number, step.decision.label, view)
         yield arena_pb2.MatchEvent(

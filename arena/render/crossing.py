@@ -142,8 +142,8 @@ def step_lines(
 ) -> list[str]:
     """The log lines of one decision: the choices made, what followed, and the board.
 
-    `produced` (the decision's events, `Move.events`) is not read yet: this log tells what the
-    public view shows.
+    What followed is told from `produced` (the decision's events, `Move.events`): the public
+    ones, as the public view shows them.
     """
     acts = []
     board = after.board
@@ -157,7 +157,7 @@ def step_lines(
         detail = ", ".join(s for s in shown if s != "crew=none")
         acts.append(f"{paint.seat(seat)} {wire['type']}" + (f" {detail}" if detail else ""))
     lines = [f"#{decision.number:<4} {decision.label:<12} " + "; ".join(acts)]
-    events = rules.observe(after, None)["events"]
+    events = [e.to_json() for e in produced if e.is_visible_to(None)]
     for e in events:
         text = _event(board, e, paint)
         if text is not None:

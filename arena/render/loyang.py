@@ -93,6 +93,7 @@ def step_lines(
     joint: Mapping[int, Any],
     after: LoyangState,
     paint: Paint,
+    events: object = (),  # the render interface passes the decision's events; unused here
 ) -> list[str]:
     """The log lines of one decision."""
     lines = []

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import engines
-from arena.referee.spectate import is_revealed, public_view
+from arena.referee.spectate import is_revealed
 from arena.storage.db import Database
 from arena.storage.rows import DecisionRow, MatchRow, MatchStatus
 from engines.driver import MatchDriver
@@ -61,7 +61,7 @@ class MatchSteps:
                     rules, match.seats, dict(match.options), match.seed
                 )
                 replayed = _Replayed(driver)
-                replayed.steps.append(PublicStep(0, -1, "setup", public_view(rules, driver.state)))
+                replayed.steps.append(PublicStep(0, -1, "setup", driver.view(None)))
             if not replayed.finished:
                 rows = await self.db.decisions(match.id)
                 self._advance(replayed, rows, match, now or datetime.now(UTC))
@@ -87,6 +87,6 @@ class MatchSteps:
                 break  # a log that does not replay is shown as far as it does
             joint = {seat: rules.parse_action(seat, action) for seat, action in row.joint.items()}
             driver.play(joint)
-            view = public_view(rules, driver.state)
+            view = driver.view(None)
             replayed.steps.append(PublicStep(len(replayed.steps), row.number, row.label, view))
         replayed.finished = finished

@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from engines.crossing.data import CARS, CREWS, Car, Crew
-from engines.crossing.flow import run
+from engines.crossing.components import CARS, CREWS, Car, Crew
 from engines.crossing.rules import CrossingRules
 from engines.crossing.state import CrossingState, Label, Op, Player, Task
-from engines.crossing.table import Table
+from engines.crossing.turns import run
+from engines.crossing.work import Work
 from engines.driver import MatchDriver
 from engines.errors import EngineError
 from engines.rng import ScriptedRng
@@ -92,9 +92,9 @@ def scenario(
     state = replace(state, turns=begun, regular_turns=begun)
     check(state)
     fresh = replace(state, tasks=(Task(Op.BEGIN_TURN, active, amount=chain),), prompt=None)
-    table = Table(fresh, ScriptedRng())
-    run(table)
-    built = table.freeze(state.number)
+    work = Work(fresh, ScriptedRng())
+    run(work)
+    built = work.freeze(state.number)
     if built.prompt is None or built.prompt.label is not Label.DECLARE:  # pragma: no cover
         raise ScenarioError("the position does not begin a turn")
     return built

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from engines.api import Option, Termination
 from engines.crossing.data import BOARDS, DEFAULT_BOARD, Board, Car
-from engines.events import Event
 
 OPTIONS: tuple[Option, ...] = (
     Option(
@@ -185,7 +184,7 @@ class CrewMode(enum.Enum):
 
 
 class Op(enum.Enum):
-    """A pending step of the rules (see `engines.crossing.flow`)."""
+    """A pending step of the rules (see `engines.crossing.turns`)."""
 
     BEGIN_TURN = "begin_turn"
     VILLAIN = "villain"
@@ -278,7 +277,7 @@ class CrossingState:
 
     settings: Settings
     number: int
-    """The number of the next decision."""
+    """The number of the next decision (decisions applied so far)."""
     players: tuple[Player, ...]
     yards: tuple[int, ...]
     stacks: tuple[tuple[int, ...], ...]
@@ -300,10 +299,6 @@ class CrossingState:
     prompt: Prompt | None
     winner: int | None
     termination: Termination | None
-    log: tuple[Event, ...]
-    """Events that some seat has not seen yet (older ones are dropped)."""
-    seen: tuple[int, ...]
-    """Per seat: the number of the last decision it answered (its view shows events since)."""
 
     @property
     def board(self) -> Board:

@@ -8,7 +8,6 @@ from dataclasses import replace
 from engines.api import Json, Seat
 from engines.crossing.data import BOARDS, CARS, CREWS, Board
 from engines.crossing.state import CrossingState, Label, Player, Prompt
-from engines.events import visible
 from engines.rng import Rng
 
 
@@ -124,12 +123,14 @@ def acts_on_board(state: CrossingState, viewer: Seat | None) -> bool:
 
 
 def observe(state: CrossingState, viewer: Seat | None) -> dict[str, Json]:
-    """The view of `viewer` (None = spectator); its keys are documented in `wire`."""
+    """The view of `viewer` (None = spectator); its keys are documented in `wire`.
+
+    Its "events" are not built here: the match driver adds them from what `step` returned.
+    """
     board = state.board
     ids = board.contract_ids
     settings = state.settings
     turn = state.turn
-    since = state.number - 1 if viewer is None else state.seen[viewer]
     return {
         "seat": viewer,
         "board_name": board.name,
@@ -183,7 +184,6 @@ def observe(state: CrossingState, viewer: Seat | None) -> dict[str, Json]:
         "crew_piles": [len(p) for p in state.piles],
         "discard": dict(zip(CREW_NAMES, state.discard, strict=True)),
         "winner": state.winner,
-        "events": [e.to_json() for e in visible(state.log, viewer, since)],
     }
 
 

@@ -96,7 +96,8 @@ Observation (`observe` / `dump_observation`), the same keys for every viewer:
     crew_piles    [cards left in each face-down pile]
     discard       {CREW: face-up discarded cards}
     winner        the seat that won at Central Station, or null
-    events        what happened since the viewer last decided (public view: during the last
+    events        added by the match driver (`engines.driver`) from the events `step` returned:
+                  what happened since the viewer last decided (public view: during the last
                   decision), each {number (the decision, -1 = setup), kind, ...fields}:
 
     turn {seat, turn, extra}              setup_roll {seat, die, car}
@@ -122,109 +123,27 @@ Observation (`observe` / `dump_observation`), the same keys for every viewer:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TypeVar
 
 from engines.api import Json, Seat
-from engines.crossing.data import Car, Crew
+from engines.crossing.actions import (
+    Accept,
+    Action,
+    Buy,
+    BuyCar,
+    BuyCards,
+    Discard,
+    Pass,
+    PickCar,
+    PickContract,
+    PickSeat,
+    PickSpace,
+    PlayStop,
+    Roll,
+)
+from engines.crossing.components import Car, Crew
 from engines.crossing.state import CrewMode
 from engines.errors import InvalidAction
-
-
-@dataclass(frozen=True, slots=True)
-class Pass:
-    """Decline."""
-
-
-@dataclass(frozen=True, slots=True)
-class Accept:
-    """Carry out an optional effect (TRAIN SHOP: roll the die)."""
-
-
-@dataclass(frozen=True, slots=True)
-class PlayStop:
-    """Play a Stop card against the active seat."""
-
-
-@dataclass(frozen=True, slots=True)
-class Roll:
-    """Roll to move, with the cards declared before the roll."""
-
-    crew: CrewMode = CrewMode.NONE
-    villain: int | None = None
-    engineer: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class BuyCards:
-    """Instead of rolling to move, buy crew cards (a Villain may still be played)."""
-
-    villain: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Buy:
-    """Buy this many crew cards."""
-
-    count: int
-
-
-@dataclass(frozen=True, slots=True)
-class BuyCar:
-    """Buy the car of this YARD."""
-
-
-@dataclass(frozen=True, slots=True)
-class PickCar:
-    """A car type from the rack."""
-
-    car: Car
-
-
-@dataclass(frozen=True, slots=True)
-class Discard:
-    """A crew card type from the hand."""
-
-    card: Crew
-
-
-@dataclass(frozen=True, slots=True)
-class PickSpace:
-    """A space of the board."""
-
-    space: int
-
-
-@dataclass(frozen=True, slots=True)
-class PickContract:
-    """A contract, by id."""
-
-    contract: str
-
-
-@dataclass(frozen=True, slots=True)
-class PickSeat:
-    """A seat."""
-
-    seat: int
-
-
-Action = (
-    (
-        Pass
-        | PlayStop
-        | Roll
-        | BuyCards
-        | Buy
-        | BuyCar
-        | PickCar
-        | Discard
-        | PickSpace
-        | PickContract
-    )
-    | PickSeat
-    | Accept
-)
 
 E = TypeVar("E", Car, Crew, CrewMode)
 

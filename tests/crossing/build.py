@@ -7,17 +7,21 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from engines.api import Event
+from engines.crossing.actions import Action, Pass, Roll
 from engines.crossing.data import BOARDS, CARS, CREWS, Board, load_board
-from engines.crossing.flow import run
 from engines.crossing.rules import CrossingRules
-from engines.crossing.state import CrossingState, Label, Op, Task
-from engines.crossing.table import Table
-from engines.crossing.wire import Action, Pass, Roll
+from engines.crossing.state import CrewMode, CrossingState, Label, Op, Task
+from engines.crossing.turns import run
+from engines.crossing.work import Work
 from engines.driver import MatchDriver
-from engines.rng import ScriptedRng
+from engines.rng import HashRng, ScriptedRng
 
 RULES = CrossingRules()
 BOARD = BOARDS["board.json"]
+
+_STEPPED: dict[int, tuple[CrossingState, tuple[Event, ...]]] = {}
+"""The events of each state `act` made, by its id (the state is kept, so an id stays unique)."""
 
 
 def space(name: str) -> int:
@@ -28,6 +32,12 @@ def space(name: str) -> int:
 def begin(seats: int = 4, seed: int = 0, **options: Any) -> CrossingState:
     """A freshly set-up match."""
     return MatchDriver(RULES, seats, options, seed).state  # type: ignore[no-any-return]
+
+
+def setup_events(seats: int = 4, seed: int = 0, **options: Any) -> tuple[Event, ...]:
+    """The events of the setup of the match `begin` builds with the same arguments."""
+    options = RULES.resolve_options(options)
+    return RULES.start(seats, options, HashRng.for_setup(seed)).events
 
 
 def edit(
@@ -65,9 +75,9 @@ def edit(
 def turn_of(state: CrossingState, active: int, chain: int = 0) -> CrossingState:
     """The same position, at the start of `active`'s turn (its declare decision)."""
     fresh = replace(state, tasks=(Task(Op.BEGIN_TURN, active, amount=chain),), prompt=None)
-    table = Table(fresh, ScriptedRng())
-    run(table)
-    return table.freeze(state.number)
+    work = Work(fresh, ScriptedRng())
+    run(work)
+    return work.freeze(state.number)
 
 
 def act(
@@ -90,21 +100,32 @@ def act(
     for seat in prompt.seats:
         joint.setdefault(seat, Pass())
     rng = ScriptedRng([face - 1 for face in dice])
-    after = RULES.apply(state, joint, rng)
+    decision = RULES.decision(state)
+    assert decision is not None and set(joint) == decision.seats
+    for seat, answer in joint.items():
+        RULES.check_answer(state, seat, decision.number, answer)
+    after = RULES.step(state, decision, joint, rng)
     assert rng.used == len(dice), f"only {rng.used} of the {len(dice)} scripted dice were used"
-    return after
+    _STEPPED[id(after.state)] = (after.state, after.events)
+    return after.state
 
 
 def roll(crew: str = "none", villain: int | None = None, engineer: bool = False) -> Roll:
     """A declare action that rolls to move."""
-    from engines.crossing.state import CrewMode
-
     return Roll(CrewMode(crew), villain, engineer)
 
 
+def step_events(state: CrossingState) -> tuple[Event, ...]:
+    """The events of the step `act` made `state` with (all audiences)."""
+    made, found = _STEPPED[id(state)]
+    assert made is state, "events are known only for states that `act` returned"
+    return found
+
+
 def events(state: CrossingState, kind: str | None = None) -> list[dict[str, Any]]:
-    """The events of the last decision (all audiences), optionally of one kind."""
-    last = [e.to_json() for e in state.log if e.number == state.number - 1]
+    """The events of the step `act` made `state` with (all audiences), optionally of one kind."""
+    last = [e.to_json() for e in step_events(state)]
+    assert all(e["number"] == state.number - 1 for e in last)
     return [e for e in last if kind is None or e["kind"] == kind]
 
 

@@ -8,10 +8,7 @@ from typing import Any
 import pytest
 
 from engines.api import Termination
-from engines.crossing.data import BOARDS, CARS, Car, Crew
-from engines.crossing.scenario import SeatSetup, scenario
-from engines.crossing.state import CrossingState, Label
-from engines.crossing.wire import (
+from engines.crossing.actions import (
     Accept,
     Buy,
     Discard,
@@ -22,6 +19,9 @@ from engines.crossing.wire import (
     PickSpace,
     PlayStop,
 )
+from engines.crossing.data import BOARDS, CARS, Car, Crew
+from engines.crossing.scenario import SeatSetup, scenario
+from engines.crossing.state import CrossingState, Label
 from engines.rng import ScriptedRng
 from tests.crossing.build import (
     BOARD,
@@ -61,11 +61,12 @@ def test_setup_rerolls_only_the_die_whose_yard_is_empty() -> None:
     cars_dice = [1, 1, 1, 1, 1, 1, 1, 2, 3, 3, 4, 6, 6]  # seat 3's first die names passengers
     first = [6, 6] + [1, 2] * 5
     rng = ScriptedRng(deck + [d - 1 for d in cars_dice + first])
-    state = RULES.setup(6, RULES.resolve_options({}), rng)
+    start = RULES.start(6, RULES.resolve_options({}), rng)
+    state = start.state
     assert rng.used == len(deck) + len(cars_dice) + len(first)
     assert cars(state, 0) == cars(state, 1) == cars(state, 2) == {"passenger": 2}
     assert cars(state, 3) == {"box": 2}  # die 1 re-rolled to 2; its other die (3) was kept
-    seat3 = [e for e in state.log if e.kind == "setup_roll" and dict(e.data)["seat"] == 3]
+    seat3 = [e for e in start.events if e.kind == "setup_roll" and dict(e.data)["seat"] == 3]
     assert [dict(e.data)["die"] for e in seat3] == [1, 2, 3]
     assert cars(state, 4) == {"box": 1, "hopper": 1} and cars(state, 5) == {"tank": 2}
     assert state.yards[CARS.index(Car.PASSENGER)] == 0
@@ -539,14 +540,17 @@ def test_passenger_income_across_six_players_with_varying_cash() -> None:
     state = edit(state, 4, money=10)
     state = edit(state, 5, money=7, contracts=["A1"])
     state = act(turn_of(state, 0), roll(), dice=(1, 2))  # O30: fee 2 x 5 = 10 from each
+    happened = events(state)
     assert label(state) is Label.RAISE_CASH and state.prompt.seat == 2  # type: ignore[union-attr]
     state = act(state, PickCar(Car.BOX))
+    happened += events(state)
     assert label(state) is Label.RAISE_CASH and state.prompt.seat == 5  # type: ignore[union-attr]
     state = act(state, PickContract("A1"), dice=(4,))  # then the die for buying crew cards
+    happened += events(state)
     assert label(state) is Label.BUY_CREW and state.prompt.value == 4  # type: ignore[union-attr]
     money = [p.money for p in state.players]
     assert money == [100 + 10 + 9 + 0 + 10 + 10, 20, 0, 0, 0, 2]
-    payers = [dict(e.data)["seat"] for e in state.log if e.kind in ("paid", "debt_forgiven")]
+    payers = [e["seat"] for e in happened if e["kind"] in ("paid", "debt_forgiven")]
     assert payers == [1, 2, 2, 3, 4, 5]
     state = act(state, Buy(2))
     assert state.players[0].money == money[0] - 20 and sum(state.players[0].hand) == 2

@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 from engines.api import Termination
+from engines.crossing.actions import Accept, Pass, PickCar, PickContract, PickSpace
 from engines.crossing.data import Car
 from engines.crossing.scenario import ScenarioError, SeatSetup, scenario
 from engines.crossing.state import Label
-from engines.crossing.wire import Accept, Pass, PickCar, PickContract, PickSpace
 from tests.crossing.build import BOARD, RULES, act, cars, contract_ids, label, roll, space
 
 PARK = {1: SeatSetup(position="O29"), 2: SeatSetup(position="O34"), 3: SeatSetup(position="O38")}

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from engines.api import Termination
+from engines.crossing.actions import Buy, BuyCar, BuyCards, Pass, PickCar
 from engines.crossing.data import Car
 from engines.crossing.state import Label
-from engines.crossing.wire import Buy, BuyCar, BuyCards, Pass, PickCar
 from tests.crossing.build import (
     RULES,
     act,
@@ -18,6 +18,7 @@ from tests.crossing.build import (
     hand,
     label,
     roll,
+    setup_events,
     space,
     turn_of,
 )
@@ -30,7 +31,9 @@ def active(state: object) -> int:
 
 def test_the_highest_roll_starts_and_play_goes_clockwise() -> None:
     state = begin(3, seed=5)
-    rolls = [e.to_json()["totals"] for e in state.log if e.kind == "first_player_roll"]
+    rolls = [
+        e.to_json()["totals"] for e in setup_events(3, seed=5) if e.kind == "first_player_roll"
+    ]
     best = max(rolls[-1], key=lambda r: r["total"])
     assert active(state) == best["seat"]
     assert sum(1 for r in rolls[-1] if r["total"] == best["total"]) == 1

@@ -7,9 +7,7 @@ from typing import Any
 
 import pytest
 
-from engines.crossing.data import Car, Crew
-from engines.crossing.state import CrewMode
-from engines.crossing.wire import (
+from engines.crossing.actions import (
     Buy,
     BuyCar,
     BuyCards,
@@ -22,9 +20,12 @@ from engines.crossing.wire import (
     PlayStop,
     Roll,
 )
+from engines.crossing.data import Car, Crew
+from engines.crossing.state import CrewMode
+from engines.driver import MatchDriver
 from engines.errors import InvalidAction
 from engines.rng import HashRng
-from tests.crossing.build import RULES, act, begin, edit, roll, turn_of
+from tests.crossing.build import RULES, begin, edit, turn_of
 
 EVERY_FORM = [
     Pass(),
@@ -77,17 +78,17 @@ def test_junk_is_rejected_naming_what_is_wrong(wire: Any, message: str) -> None:
 
 
 def test_a_seat_sees_its_own_hand_and_only_counts_of_the_others() -> None:
-    state = begin(4, seed=11)
+    driver = MatchDriver(RULES, 4, {}, 11)
     for viewer in range(4):
-        view = RULES.observe(state, viewer)
+        view = driver.view(viewer)
         assert sum(view["hand"].values()) == 4
         assert [p["hand_count"] for p in view["players"]] == [4, 4, 4, 4]
         assert all("hand" not in player for player in view["players"])
-    public = RULES.observe(state, None)
+    public = driver.view(None)
     assert public["hand"] is None
     drawn = [e for e in public["events"] if e["kind"] == "drew_cards"]
     assert drawn == [], "the cards a seat drew are its own business"
-    mine = [e for e in RULES.observe(state, 2)["events"] if e["kind"] == "drew_cards"]
+    mine = [e for e in driver.view(2)["events"] if e["kind"] == "drew_cards"]
     assert [e["seat"] for e in mine] == [2] and len(mine[0]["cards"]) == 4
 
 
@@ -118,12 +119,18 @@ def test_the_board_rides_with_the_views_of_seats_that_act_on_it() -> None:
 
 
 def test_each_seat_sees_what_happened_since_it_last_decided() -> None:
-    state = turn_of(edit(begin(2, seed=1), 1, hand={}), 0)
-    state = edit(state, 0, position="O10", hand={})
-    state = act(turn_of(state, 0), roll(), dice=(1, 2))  # seat 0 moves; seat 1 did not decide
-    kinds0 = [e["kind"] for e in RULES.observe(state, 0)["events"]]
+    driver = MatchDriver(RULES, 2, {}, 1)
+    kinds = [e["kind"] for e in driver.view(1)["events"]]
+    assert "setup_roll" in kinds, "before its first decision a seat sees the setup"
+    declare = driver.decision
+    assert declare is not None and declare.seats == {0, 1} and declare.label == "declare"
+    driver.play({seat: driver.default(seat) for seat in declare.seats})  # seat 1 rolls
+    route = driver.decision
+    assert route is not None and route.seats == {1} and route.label == "route"
+    driver.play({1: driver.default(1)})  # seat 1 moves; seat 0 did not decide
+    kinds1 = [e["kind"] for e in driver.view(1)["events"]]
+    assert "moved" in kinds1 and "rolled" not in kinds1 and "setup_roll" not in kinds1
+    kinds0 = [e["kind"] for e in driver.view(0)["events"]]
     assert "rolled" in kinds0 and "moved" in kinds0 and "setup_roll" not in kinds0
-    kinds1 = [e["kind"] for e in RULES.observe(state, 1)["events"]]
-    assert "setup_roll" in kinds1 and "rolled" in kinds1
-    public = [e["kind"] for e in RULES.observe(state, None)["events"]]
-    assert "rolled" in public and "setup_roll" not in public
+    public = [e["kind"] for e in driver.view(None)["events"]]
+    assert "moved" in public and "rolled" not in public

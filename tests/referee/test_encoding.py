@@ -14,8 +14,9 @@ from engines import HashRng
 from engines.driver import MatchDriver
 
 
-def _states(game: str, seeds: int = 2) -> list[tuple[object, object]]:
-    """(state, decision) of every decision of a few random matches at the largest seat count."""
+def _states(game: str, seeds: int = 2) -> list[tuple[object, object, dict[object, object]]]:
+    """(state, decision, the views the driver shows each deciding seat and the public) of every
+    decision of a few random matches at the largest seat count."""
     rules = engines.get(game)
     seats = max(rules.seat_counts)
     out = []
@@ -24,7 +25,8 @@ def _states(game: str, seeds: int = 2) -> list[tuple[object, object]]:
         state = driver.state
         number = 0
         while (decision := rules.decision(state)) is not None and number < 400:
-            out.append((state, decision))
+            views = {seat: driver.view(seat) for seat in [*sorted(decision.seats), None]}
+            out.append((state, decision, views))
             rng = HashRng(seed, f"encoding:{number}")
             joint = {s: rules.legal_actions(state, s).sample(rng) for s in decision.seats}
             state = driver.play(joint).after
@@ -37,9 +39,9 @@ def test_compiled_encoders_equal_the_descriptor_walk(game: str) -> None:
     rules = engines.get(game)
     enc = encoding.encoder(game)
     views = actions = 0
-    for state, decision in _states(game):
+    for state, decision, shown in _states(game):
         for seat in [*sorted(decision.seats), None]:
-            view = rules.dump_observation(rules.observe(state, seat))
+            view = shown[seat]
             typed = enc.view(view)
             assert typed == wire.view_message(game, view)
             assert typed.SerializeToString(deterministic=True) == wire.view_message(
@@ -77,9 +79,9 @@ def test_a_value_that_does_not_fit_raises_the_descriptor_walks_error() -> None:
 )
 def test_a_request_carries_the_forms_asked_for(form: int, typed: bool, texts: bool) -> None:
     rules = engines.get("hart")
-    for state, decision in _states("hart", seeds=1)[:60]:
+    for state, decision, views in _states("hart", seeds=1)[:60]:
         seat = min(decision.seats)
-        view = rules.dump_observation(rules.observe(state, seat))
+        view = views[seat]
         space = rules.legal_actions(state, seat)
         request, listing = requests.decision_request(
             7,

@@ -9,6 +9,7 @@ from html.parser import HTMLParser
 import pytest
 
 import engines
+from arena.referee.spectate import public_view
 from arena.sdk.bots import strategy
 from arena.sdk.local import play_local
 from arena.web import boards, charts
@@ -52,7 +53,7 @@ def test_every_step_draws_a_balanced_board_naming_every_seat(game: str) -> None:
     names = [f"bot-{game}-{i}" for i in range(SEATS[game])]
     drawn = []
     for step in steps(rules, record_of(game, 3)):
-        view = rules.dump_observation(rules.observe(step.after, None))
+        view = public_view(rules, step.after, step.events)  # what spectators are shown
         html = boards.board(game, view, names)
         parser = Balanced()
         parser.feed(html)

@@ -1,7 +1,8 @@
-"""A mutable working copy of one state, with the primitive moves of money, cars and cards.
+"""The mutable working copy of one state, with the primitive moves of money, cars and cards.
 
-`apply` thaws the state into a `Table`, runs the rules on it and freezes the result, so the
-state a caller holds is never touched.
+`CrossingRules.step` thaws the state into a `Work`, lets the rule functions change it in place
+(each `emit` collects an event of this step) and freezes the result, so the state a caller holds
+is never touched. One copy per step is cheaper than a `dataclasses.replace` per change.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from engines.api import Json, Seat, Termination
-from engines.crossing.data import CARS, CREWS, Car, Crew
+from engines.crossing.data import CARS, Car
 from engines.crossing.state import CrossingState, Label, Op, Player, Prompt, Task, TurnState
 from engines.events import Event
 from engines.rng import Rng
@@ -24,7 +25,7 @@ def as_json(values: Sequence[int]) -> list[Json]:
     return out
 
 
-class Table:
+class Work:
     """Everything of a state, in lists, plus the events and the chance source of this step."""
 
     def __init__(self, state: CrossingState, rng: Rng) -> None:
@@ -51,14 +52,11 @@ class Table:
         self.prompt: Prompt | None = state.prompt
         self.winner = state.winner
         self.termination = state.termination
-        self.log = state.log
-        self.seen = list(state.seen)
         self.events: list[Event] = []
+        """The events of this step, in order; `Event.number` is the state's `number`."""
 
     def freeze(self, number: int) -> CrossingState:
-        """The state this table has become, as decision `number`."""
-        oldest = min(self.seen)
-        log = tuple(e for e in (*self.log, *self.events) if e.number >= oldest)
+        """The state this working copy has become, waiting for decision `number`."""
         return CrossingState(
             settings=self.settings,
             number=number,
@@ -85,8 +83,6 @@ class Table:
             prompt=self.prompt,
             winner=self.winner,
             termination=self.termination,
-            log=log,
-            seen=tuple(self.seen),
         )
 
     # -- bookkeeping ----------------------------------------------------------------------------
@@ -148,16 +144,6 @@ class Table:
         """Roll one die."""
         return self.rng.roll(6, 1)[0]
 
-    def duel(self, attacker: Seat, defender: Seat, why: str) -> Seat:
-        """Both roll one die; ties are re-rolled or go to the defender. Returns the winner."""
-        while True:
-            a, d = self.die(), self.die()
-            self.emit("duel", why=why, attacker=attacker, defender=defender, rolls=[a, d])
-            if a != d:
-                return attacker if a > d else defender
-            if self.settings.tie_to_defender:
-                return defender
-
     # -- cars ---------------------------------------------------------------------------------
     def cars(self, seat: Seat) -> int:
         """How many cars `seat` holds."""
@@ -195,20 +181,6 @@ class Table:
         self.loose[here].append(car)
         self.emit("car_dropped", seat=seat, car=car.value, space=here, why=why)
 
-    def take_loose(self, seat: Seat) -> bool:
-        """On arrival, take the oldest dropped car here (all of them, by option)."""
-        here = self.position[seat]
-        stack = self.loose[here]
-        if not stack:
-            return False
-        taken = list(stack) if self.settings.take_all_loose else [stack[0]]
-        del stack[: len(taken)]
-        for car in taken:
-            self.rack[seat][CARS.index(car)] += 1
-            self.emit("car_picked_up", seat=seat, car=car.value, space=here)
-        self.then(Task(Op.RACK_CHECK, seat))
-        return True
-
     # -- money --------------------------------------------------------------------------------
     def pay(self, payer: Seat, amount: int, payee: Seat | None, why: str) -> None:
         """Move money from `payer` to `payee` (None = the bank); the payer must have it."""
@@ -216,30 +188,6 @@ class Table:
         if payee is not None:
             self.money[payee] += amount
         self.emit("paid", seat=payer, amount=amount, to=payee, why=why)
-
-    # -- contracts ----------------------------------------------------------------------------
-    def company_index(self, company: str) -> int:
-        """The position of `company` in the board's list."""
-        return next(i for i, (cid, _) in enumerate(self.board.companies) if cid == company)
-
-    def take_contract(self, seat: Seat, index: int, price: int, with_cars: bool, why: str) -> None:
-        """Pay for a contract lying below its TRADE space, return its cars, and keep it."""
-        contract = self.board.contracts[index]
-        self.stacks[self.company_index(contract.company)].remove(index)
-        self.money[seat] -= price
-        if with_cars:
-            for i, n in enumerate(contract.cars):
-                self.rack[seat][i] -= n
-                self.yards[i] += n
-        self.contracts[seat].append(index)
-        self.emit("contract_taken", seat=seat, contract=contract.id, price=price, why=why)
-
-    def return_contract(self, seat: Seat, index: int, why: str) -> None:
-        """Put one of `seat`'s contracts back below its TRADE space."""
-        contract = self.board.contracts[index]
-        self.contracts[seat].remove(index)
-        self.stacks[self.company_index(contract.company)].append(index)
-        self.emit("contract_returned", seat=seat, contract=contract.id, why=why)
 
     # -- crew cards ---------------------------------------------------------------------------
     def hand_size(self, seat: Seat) -> int:
@@ -249,36 +197,3 @@ class Table:
     def cards_left(self) -> int:
         """Crew cards that can still be drawn (piles and discards)."""
         return sum(len(p) for p in self.piles) + sum(self.discard)
-
-    def draw(self, seat: Seat, count: int, why: str) -> int:
-        """Draw up to `count` cards, from the fuller pile; refill from the discards when empty."""
-        drawn: list[Json] = []
-        for _ in range(count):
-            if not any(self.piles) and sum(self.discard) > 0:
-                self.reshuffle()
-            pile = max(self.piles, key=len)
-            if not pile:
-                break
-            card = pile.pop(0)
-            self.hand[seat][card] += 1
-            drawn.append(CREWS[card].value)
-        self.emit("drew", seat=seat, count=len(drawn), why=why)
-        if drawn:
-            self.emit("drew_cards", audience=seat, seat=seat, cards=drawn)
-        return len(drawn)
-
-    def reshuffle(self) -> None:
-        """Shuffle the face-up discards into new face-down piles."""
-        cards = [i for i, n in enumerate(self.discard) for _ in range(n)]
-        cards = list(self.rng.shuffle(cards))
-        self.discard = [0] * len(CREWS)
-        k = len(self.piles)
-        self.piles = [cards[i::k] for i in range(k)]
-        self.emit("reshuffled", piles=[len(p) for p in self.piles])
-
-    def play_card(self, seat: Seat, card: Crew, why: str) -> None:
-        """Move a card from `seat`'s hand face up onto the discards."""
-        i = CREWS.index(card)
-        self.hand[seat][i] -= 1
-        self.discard[i] += 1
-        self.emit("card_played", seat=seat, card=card.value, why=why)
