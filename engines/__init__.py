@@ -6,7 +6,6 @@ from engines.api import (
     Event,
     Json,
     ListedSpace,
-    Option,
     Outcome,
     Rules,
     Seat,
@@ -27,6 +26,7 @@ from engines.errors import (
     StaleDecision,
     UnknownGame,
 )
+from engines.options import Option
 from engines.record import Record
 from engines.registry import get, names, register
 from engines.replay import replay

@@ -43,13 +43,13 @@ from engines.errors import (
     OptionsError,
     StaleDecision,
 )
+from engines.json_value import Json as Json  # the contract's wire type, imported from here
+from engines.options import Option
 from engines.rng import Rng
 
 Seat = int
 """A position in a match, 0..n-1. Engines know seats only; `arena/` maps seats to bots."""
 
-Json = None | bool | int | float | str | list["Json"] | dict[str, "Json"]
-"""A value that `json.dumps` accepts and `json.loads` gives back unchanged."""
 
 S = TypeVar("S")
 A = TypeVar("A")
@@ -154,52 +154,6 @@ class Outcome:
         return Outcome(ranks=ranks, scores=tuple(float(s) for s in scores), termination=termination)
 
 
-@dataclass(frozen=True, slots=True)
-class Option:
-    """One entry of a game's options schema."""
-
-    name: str
-    type: type
-    """int, bool, str or float."""
-    default: Json
-    description: str
-    """One line, shown by `arena games` and over the wire."""
-    choices: tuple[Json, ...] | None = None
-    minimum: float | None = None
-    maximum: float | None = None
-
-    def check(self, value: object) -> Json:
-        """Return `value` if it fits this option, else raise `OptionsError` naming the problem."""
-        if self.type is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if (self.type is not bool and isinstance(value, bool)) or not isinstance(value, self.type):
-            raise OptionsError(f"option {self.name!r} must be {self.type.__name__}, got {value!r}")
-        if self.choices is not None and value not in self.choices:
-            raise OptionsError(f"option {self.name!r} must be one of {list(self.choices)}")
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            if self.minimum is not None and value < self.minimum:
-                raise OptionsError(f"option {self.name!r} must be >= {self.minimum}")
-            if self.maximum is not None and value > self.maximum:
-                raise OptionsError(f"option {self.name!r} must be <= {self.maximum}")
-        return value  # type: ignore[return-value]
-
-    def to_json(self) -> dict[str, Json]:
-        """The schema entry as JSON."""
-        out: dict[str, Json] = {
-            "name": self.name,
-            "type": self.type.__name__,
-            "default": self.default,
-            "description": self.description,
-        }
-        if self.choices is not None:
-            out["choices"] = list(self.choices)
-        if self.minimum is not None:
-            out["minimum"] = self.minimum
-        if self.maximum is not None:
-            out["maximum"] = self.maximum
-        return out
-
-
 class ActionSpace(ABC, Generic[A]):
     """The legal actions of one seat at one decision."""
 
@@ -298,11 +252,9 @@ class Rules(ABC, Generic[S, A, O]):
             )
 
     # -- the rules ---------------------------------------------------------------------------
+    @abstractmethod
     def start(self, seats: int, options: Mapping[str, object], rng: Rng) -> Transition[S]:
         """The initial state and the setup's events; options are validated `resolve_options`."""
-        # LEGACY bridge while games move to the Transition contract: delete with `setup`.
-        state = self.setup(seats, options, rng)
-        return Transition(state, _legacy_events(state, -1))
 
     def setup(self, seats: int, options: Mapping[str, object], rng: Rng) -> S:
         """The initial state alone (a convenience for tests and scenarios)."""
@@ -347,17 +299,11 @@ class Rules(ABC, Generic[S, A, O]):
                 )
         return self.step(state, current, actions, rng).state
 
+    @abstractmethod
     def step(
         self, state: S, decision: Decision, actions: Mapping[Seat, A], rng: Rng
     ) -> Transition[S]:
         """Apply the joint action of `decision`, already checked complete and legal."""
-        # LEGACY bridge while games move to the Transition contract: delete with `_apply`.
-        after = self._apply(state, decision, actions, rng)
-        return Transition(after, _legacy_events(after, decision.number))
-
-    def _apply(self, state: S, decision: Decision, actions: Mapping[Seat, A], rng: Rng) -> S:
-        """LEGACY: the pre-Transition step; games that implement `step` do not define it."""
-        raise NotImplementedError(f"{self.name} implements neither step nor _apply")
 
     def check_answer(self, state: S, seat: Seat, number: int, action: A) -> None:
         """Raise the right `ActionError` if `seat` may not play `action` at decision `number`."""
@@ -408,11 +354,6 @@ class Rules(ABC, Generic[S, A, O]):
     def parse_wire(self, seat: Seat, text: str) -> A:
         """Parse a JSON text; a text that is not bounded, valid JSON raises `InvalidAction`."""
         return self.parse_action(seat, load_wire(text, seat))
-
-
-def _legacy_events(state: Any, number: int) -> tuple[Event, ...]:
-    """LEGACY: the events of decision `number` from a state that still keeps its own log."""
-    return tuple(e for e in getattr(state, "log", ()) if e.number == number)
 
 
 def check_answer(

@@ -18,8 +18,6 @@ MAX_MODULE_LINES = 400
 MAX_CLASS_LINES = 200
 
 MODULE_EXCEPTIONS = {
-    # being split on another branch
-    "engines/crossing/data.py",
     "arena/tournament/pairing.py",
     "arena/tournament/rounds.py",
 }
@@ -29,12 +27,6 @@ CLASS_EXCEPTIONS = {
     "arena/tournament/pairing.py::_Field",
 }
 """Classes allowed over the limit for now (`path::Class`)."""
-ENGINES_BEING_RESTRUCTURED = True
-"""engines/ is being split on other branches: its sizes are not enforced here yet.
-
-Over the limits when this was written: engines/api.py (506 lines), engines/crossing/data.py
-(450), engines/crossing/table.py::Table (258). Set this to False once those branches land.
-"""
 IMPORT_EXCEPTIONS = {
     # owned by another branch (workers/): publish_gauges and _task_failed import lazily
     "workers/signals.py",
@@ -56,8 +48,8 @@ def relative(path: Path) -> str:
 
 
 def is_exempt(name: str, exceptions: set[str]) -> bool:
-    """Whether `name` (a path, or `path::Class`) is listed, or lies in engines/ while it moves."""
-    return name in exceptions or (ENGINES_BEING_RESTRUCTURED and name.startswith("engines/"))
+    """Whether `name` (a path, or `path::Class`) is listed."""
+    return name in exceptions
 
 
 def module_sizes() -> dict[str, int]:
@@ -154,9 +146,9 @@ def test_the_checks_see_an_offender() -> None:
         "arena/big.py: 401 lines (limit 400)"
     ]
     assert oversized({"arena/big.py": 400}, MAX_MODULE_LINES, set()) == []
-    assert oversized({"engines/x.py::Big": 900}, MAX_CLASS_LINES, set()) == (
-        [] if ENGINES_BEING_RESTRUCTURED else ["engines/x.py::Big: 900 lines (limit 200)"]
-    )
+    assert oversized({"engines/x.py::Big": 900}, MAX_CLASS_LINES, set()) == [
+        "engines/x.py::Big: 900 lines (limit 200)"
+    ]
     source = "def f():\n    import os\n\n    # why\n    import sys\n    import re\n    return os\n"
     assert unexplained_imports(source, "arena/x.py") == ["arena/x.py:2: import os"]
     assert unexplained_imports("import os\ndef f():\n    import re  # why\n", "a.py") == []

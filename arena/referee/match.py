@@ -78,8 +78,7 @@ class MatchRunner:
         )
         self._logged = self.driver.number
         """Decisions durably stored (the driver applies one just before it is stored)."""
-        # Built now: only the driver knows the events of the setup (or of a resumed match's
-        # last decision), and one view per match costs nothing worth deferring.
+        # Built now: only the driver knows the setup's events (or a resumed match's last ones).
         opening = self.driver.view(None)
         self.steps: list[PublicStep] = [PublicStep(-1, "setup", lambda: opening)]
         self.watchers: list[Watcher] = []

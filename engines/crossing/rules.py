@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from engines.api import ActionSpace, Decision, Json, Option, Outcome, Rules, Seat, Transition
+from engines.api import ActionSpace, Decision, Json, Outcome, Rules, Seat, Transition
 from engines.crossing.actions import Action
 from engines.crossing.data import provenance_lines
 from engines.crossing.legal import legal_actions
@@ -15,6 +15,7 @@ from engines.crossing.turns import answer, run
 from engines.crossing.view import observe, scramble
 from engines.crossing.wire import dump_action, parse_action
 from engines.crossing.work import Work
+from engines.options import Option
 from engines.rng import Rng
 
 

@@ -6,8 +6,9 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engines.api import Option, Termination
+from engines.api import Termination
 from engines.crossing.data import BOARDS, DEFAULT_BOARD, Board, Car
+from engines.options import Option
 
 OPTIONS: tuple[Option, ...] = (
     Option(

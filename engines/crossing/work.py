@@ -11,10 +11,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from engines.api import Json, Seat, Termination
+from engines.api import Event, Json, Seat, Termination
 from engines.crossing.data import CARS, Car
 from engines.crossing.state import CrossingState, Label, Op, Player, Prompt, Task, TurnState
-from engines.events import Event
 from engines.rng import Rng
 
 

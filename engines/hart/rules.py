@@ -18,7 +18,6 @@ from engines.api import (
     ActionSpace,
     Decision,
     Json,
-    Option,
     Outcome,
     Rules,
     Seat,
@@ -29,6 +28,7 @@ from engines.hart.actions import Action
 from engines.hart.data import SEAT_COUNTS
 from engines.hart.state import Config, HartState, Phase
 from engines.hart.work import Work
+from engines.options import Option
 from engines.rng import Rng
 
 _LABELS = {phase: phase.value for phase in Phase}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engines.api import Option
 from engines.errors import OptionsError
 from engines.loyang.state import Config, Timing
+from engines.options import Option
 
 OPTIONS = (
     Option(

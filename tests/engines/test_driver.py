@@ -33,20 +33,17 @@ class EventfulHighCard(HighCard):
         self.listings = 0
 
     def start(self, seats: int, options: Mapping[str, object], rng: Rng) -> Transition[ToyState]:
-        state = super().setup(seats, options, rng)
+        state = super().start(seats, options, rng).state
         dealt = tuple(
             Event.make(-1, "dealt", (seat,), cards=list(hand))
             for seat, hand in enumerate(state.hands)
         )
         return Transition(state, dealt)
 
-    def setup(self, seats: int, options: Mapping[str, object], rng: Rng) -> ToyState:
-        return self.start(seats, options, rng).state
-
     def step(
         self, state: ToyState, decision: Decision, actions: Mapping[Seat, int], rng: Rng
     ) -> Transition[ToyState]:
-        after = self._apply(state, decision, actions, rng)
+        after = super().step(state, decision, actions, rng).state
         played: Json = [actions[s] for s in sorted(actions)]
         return Transition(after, (Event.make(decision.number, decision.label, cards=played),))
 

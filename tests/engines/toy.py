@@ -10,7 +10,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engines import Decision, InvalidAction, Json, ListedSpace, Outcome, Rng, Rules, Seat
+from engines import (
+    Decision,
+    InvalidAction,
+    Json,
+    ListedSpace,
+    Outcome,
+    Rng,
+    Rules,
+    Seat,
+    Transition,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,10 +39,10 @@ class HighCard(Rules[ToyState, int, dict[str, Json]]):
     version = 1
     seat_counts = (2, 3)
 
-    def setup(self, seats: int, options: Mapping[str, object], rng: Rng) -> ToyState:
+    def start(self, seats: int, options: Mapping[str, object], rng: Rng) -> Transition[ToyState]:
         deck = rng.shuffle(range(1, 13))
         hands = tuple(tuple(sorted(deck[3 * i : 3 * i + 3])) for i in range(seats))
-        return ToyState(0, hands, deck[3 * seats :], (0,) * seats, 0, None)
+        return Transition(ToyState(0, hands, deck[3 * seats :], (0,) * seats, 0, None))
 
     def decision(self, state: ToyState) -> Decision | None:
         if state.tricks < 3:
@@ -46,17 +56,18 @@ class HighCard(Rules[ToyState, int, dict[str, Json]]):
             return ListedSpace(state.hands[seat])
         return ListedSpace((0, 1))
 
-    def _apply(
+    def step(
         self, state: ToyState, decision: Decision, actions: Mapping[Seat, int], rng: Rng
-    ) -> ToyState:
+    ) -> Transition[ToyState]:
         if state.tricks < 3:
             best = max(actions.values())
             points = tuple(p + (actions[s] == best) for s, p in enumerate(state.points))
             hands = tuple(tuple(c for c in h if c != actions[s]) for s, h in enumerate(state.hands))
-            return replace(
+            after = replace(
                 state, number=state.number + 1, hands=hands, points=points, tricks=state.tricks + 1
             )
-        return replace(state, number=state.number + 1, doubled=bool(actions[0]))
+            return Transition(after)
+        return Transition(replace(state, number=state.number + 1, doubled=bool(actions[0])))
 
     def observe(self, state: ToyState, viewer: Seat | None) -> dict[str, Json]:
         view: dict[str, Json] = {"points": list(state.points), "tricks": state.tricks}
