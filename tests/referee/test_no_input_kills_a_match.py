@@ -79,14 +79,14 @@ def test_a_referee_failure_aborts_the_match_tells_every_seat_and_counts_it(
     fresh_database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rules = engines.get("hart")
-    real_apply = type(rules)._apply
+    real_step = type(rules).step
 
     def exploding(self: Any, state: Any, decision: Any, actions: Any, rng: Any) -> Any:
         if decision.number == 2:
             raise RuntimeError("the engine exploded")
-        return real_apply(self, state, decision, actions, rng)
+        return real_step(self, state, decision, actions, rng)
 
-    monkeypatch.setattr(type(rules), "_apply", exploding)
+    monkeypatch.setattr(type(rules), "step", exploding)
     before = REGISTRY.get_sample_value("arena_matches_aborted_total", {"game": "hart"}) or 0.0
 
     async def scenario() -> None:

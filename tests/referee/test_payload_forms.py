@@ -13,7 +13,7 @@ from arena.protocol import wire
 from arena.storage import Database
 from arena.v1 import bot_pb2
 from engines import HashRng
-from engines.replay import steps
+from engines.replay import driver_for
 from tests.referee.bots import RandomBot
 from tests.referee.harness import create_match, playing, register, running_referee, wait_finished
 
@@ -63,14 +63,17 @@ def test_each_bot_gets_the_form_it_asked_for_and_the_match_plays_out(
                 await db.close()
         rules = engines.get("hart")
         expected = {}
-        for step in steps(rules, record):
-            for seat in step.decision.seats:
-                view = rules.dump_observation(rules.observe(step.before, seat))
-                legal = rules.legal_actions(step.before, seat).listing() or []
-                expected[(step.decision.number, seat)] = (
-                    view,
+        driver = driver_for(rules, record)  # the views with their events, as a seat is sent them
+        for wire_joint in record.moves:
+            decision = driver.decision
+            assert decision is not None
+            for seat in decision.seats:
+                legal = driver.space(seat).listing() or []
+                expected[(decision.number, seat)] = (
+                    driver.view(seat),
                     [rules.dump_action(a) for a in legal],
                 )
+            driver.play_wire(wire_joint)
         _, json_only, typed_only = bots
         for bot in bots:
             assert bot.requests

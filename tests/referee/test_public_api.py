@@ -363,9 +363,7 @@ async def _check_every_rpc(api: Any, match_id: int) -> None:
 
 def test_watching_with_no_spectator_delay_shows_only_public_views(fresh_database_url: str) -> None:
     rules = engines.get("hart")
-    public_setup = rules.dump_observation(
-        rules.observe(MatchDriver(rules, 3, {}, SEED).state, None)
-    )
+    public_setup = MatchDriver(rules, 3, {}, SEED).view(None)
 
     async def scenario() -> None:
         async with running_referee(fresh_database_url, clock=HOLD_CLOCK) as server:
