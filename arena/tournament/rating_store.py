@@ -15,6 +15,7 @@ from psycopg.rows import dict_row
 
 from arena.ops import metrics
 from arena.storage import Database
+from arena.storage.rows import MatchStatus
 from arena.storage.sql import query
 from arena.tournament import skill
 from arena.tournament.formats import RatingSystem, parse_rating_system
@@ -32,7 +33,9 @@ async def rate_closed_round(
 ) -> None:
     """Rate the finished tables of a round being closed, in the caller's transaction."""
     # An aborted match was not played out: it counts for standings (a tie) but is never rated.
-    finished = [t for t in current if t.match_id is not None and t.match_status == "finished"]
+    finished = [
+        t for t in current if t.match_id is not None and t.match_status is MatchStatus.FINISHED
+    ]
     bots = sorted({b for t in finished for b in t.bot_ids})
     cursor = await conn.execute(query("ratings_for_update"), {"game": game, "bot_ids": bots})
     before = {int(r[0]): (float(r[1]), int(r[2])) for r in await cursor.fetchall()}

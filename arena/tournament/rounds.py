@@ -44,11 +44,15 @@ __all__ = [
     "rate_match",
 ]
 from arena.storage import Database
-from arena.storage.rows import RoundRow, TournamentStatus
+from arena.storage.rows import MatchStatus, RoundRow, TournamentStatus
 from arena.storage.sql import query
 
 # Rounds whose tables have been waiting this long since their last dispatch are dispatched again.
 REDISPATCH_AFTER = float(os.environ.get("ARENA_REDISPATCH_AFTER", "60"))
+
+
+MAX_ATTEMPTS = 2
+"""A table whose match aborts is replayed once; the schema's `matches_attempt_check` agrees."""
 
 
 class RoundNotReady(Exception):
@@ -63,13 +67,23 @@ class Table:
     table_no: int
     bot_ids: tuple[int, ...]
     match_id: int | None = None
-    match_status: str | None = None
+    """The latest attempt's match (None before the table is hosted)."""
+    match_status: MatchStatus | None = None
     ranks: tuple[int, ...] = ()
+    attempt: int = 0
+    """1 for the first match, 2 for the replay after it aborted (0 before the table is hosted)."""
 
     @property
     def is_over(self) -> bool:
-        """Whether the table's match has ended: finished, or aborted (scored as a tie)."""
-        return self.match_status in ("finished", "aborted")
+        """Whether the table is decided: its match finished, or its replay aborted too."""
+        return self.match_status is MatchStatus.FINISHED or (
+            self.match_status is MatchStatus.ABORTED and self.attempt >= MAX_ATTEMPTS
+        )
+
+    @property
+    def needs_replay(self) -> bool:
+        """Whether the table's first match aborted and its one replay has not been created."""
+        return self.match_status is MatchStatus.ABORTED and self.attempt < MAX_ATTEMPTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,15 +201,19 @@ async def tables(db: Database, tournament_id: int, round_no: int) -> tuple[Table
             bot_ids=tuple(r["bot_ids"]),
             match_id=r["match_id"],
             match_status=r["match_status"],
-            ranks=_aborted_ranks(r) or tuple(x for x in r["ranks"] if x is not None),
+            ranks=_ranks(r),
+            attempt=r["attempt"],
         )
         for r in rows
     )
 
 
-def _aborted_ranks(row: dict[str, Any]) -> tuple[int, ...]:
-    """An aborted table scores as a tie of every seat (docs/operations.md, "Aborted matches")."""
-    return tuple(1 for _ in row["bot_ids"]) if row["match_status"] == "aborted" else ()
+def _ranks(row: dict[str, Any]) -> tuple[int, ...]:
+    """The seats' ranks; a table whose replay aborted too scores as a tie of every seat
+    (docs/tournaments.md, "Aborted tables"), and an aborted first attempt has none yet."""
+    if row["match_status"] is MatchStatus.ABORTED:
+        return tuple(1 for _ in row["bot_ids"]) if row["attempt"] >= MAX_ATTEMPTS else ()
+    return tuple(x for x in row["ranks"] if x is not None)
 
 
 async def mark_dispatched(db: Database, tournament_id: int, round_no: int) -> None:
@@ -422,7 +440,9 @@ async def stalled(db: Database, now: float | None = None) -> list[Repair]:
             out.append(Repair(tournament_id, last.round_no, "close"))
             continue
         dispatched = last.dispatched_at or last.started_at
-        if now - dispatched.timestamp() > REDISPATCH_AFTER:
+        # An aborted table whose task died before replaying it need not wait for the timeout.
+        replays = any(t.needs_replay for t in current)
+        if replays or now - dispatched.timestamp() > REDISPATCH_AFTER:
             out.append(Repair(tournament_id, last.round_no, "dispatch"))
     return out
 

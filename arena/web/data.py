@@ -153,7 +153,7 @@ async def tournament(db: Database, tournament_id: int) -> dict[str, Any]:
                         "table_no": t.table_no,
                         "bots": [names.get(b, f"#{b}") for b in t.bot_ids],
                         "match_id": t.match_id,
-                        "status": t.match_status,
+                        "status": t.match_status and t.match_status.value,
                         "ranks": list(t.ranks),
                     }
                     for t in tables
