@@ -535,27 +535,27 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
             await _fail(context, method, grpc.StatusCode.UNAVAILABLE, str(exc))
 
     async def tournament_message(
-        self, info: dict[str, Any], with_standings: bool
+        self, info: tournaments.TournamentRow, with_standings: bool
     ) -> arena_pb2.Tournament:
         """The wire form of a stored tournament."""
-        done, total = await tournaments.progress(self.db, info["id"])
+        done, total = await tournaments.progress(self.db, info.id)
         out = arena_pb2.Tournament(
-            tournament_id=info["id"],
-            name=info["name"],
-            game=info["game"],
-            status=TOURNAMENT_STATUSES[info["status"].value],
-            table_size=info["table_size"],
-            rounds=info["rounds"],
-            current_round=info["current_round"],
+            tournament_id=info.id,
+            name=info.name,
+            game=info.game,
+            status=TOURNAMENT_STATUSES[info.status.value],
+            table_size=info.table_size,
+            rounds=info.rounds,
+            current_round=info.current_round,
             tables=total,
             tables_finished=done,
-            clock=Clock.from_json(dict(info["clock"])).to_proto(),
-            format=FORMAT_CODES[info["format"]],  # type: ignore[arg-type]
-            rating_system=RATING_SYSTEM_CODES[info["rating_system"]],  # type: ignore[arg-type]
+            clock=Clock.from_json(dict(info.clock)).to_proto(),
+            format=FORMAT_CODES[info.format],  # type: ignore[arg-type]
+            rating_system=RATING_SYSTEM_CODES[info.rating_system],  # type: ignore[arg-type]
         )
-        out.starts_at.FromDatetime(info["starts_at"])
+        out.starts_at.FromDatetime(info.starts_at)
         if with_standings:
-            for row in await tournaments.standings_of(self.db, info["id"]):
+            for row in await tournaments.standings_of(self.db, info.id):
                 out.standings.add(
                     position=row.position,
                     bot=row.bot,

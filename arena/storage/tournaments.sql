@@ -137,6 +137,12 @@ DO UPDATE SET rating = excluded.rating, games = excluded.games, updated_at = now
 -- name: mark_rated
 UPDATE matches SET rated = true WHERE id = %(match_id)s AND NOT rated RETURNING id;
 
+-- name: mark_rated_many
+-- A closed round's finished matches in one statement; returns those not rated before.
+UPDATE matches SET rated = true
+WHERE id = ANY(%(match_ids)s::bigint[]) AND status = 'finished' AND NOT rated
+RETURNING id;
+
 -- name: match_for_rating
 SELECT id, game, status::text AS status, rated, tournament_id
 FROM matches WHERE id = %(match_id)s FOR UPDATE;

@@ -70,11 +70,11 @@ async def host_table(tournament_id: int, round_no: int, table_no: int) -> dict[s
         # The replay gets a seed of its own: an abort caused by one deal is not dealt again.
         attempt = table.attempt + 1 if table.needs_replay else max(table.attempt, 1)
         request = arena_pb2.CreateMatchRequest(
-            game=info["game"],
+            game=info.game,
             bots=[names[b] for b in table.bot_ids],
-            options=struct_of(dict(info["options"])),
-            clock=Clock.from_json(dict(info["clock"])).to_proto(),
-            seed=table_seed(info["seed"], salt, round_no, table_no, attempt),
+            options=struct_of(dict(info.options)),
+            clock=Clock.from_json(dict(info.clock)).to_proto(),
+            seed=table_seed(info.seed, salt, round_no, table_no, attempt),
             tournament_id=tournament_id,
             round_no=round_no,
             table_no=table_no,

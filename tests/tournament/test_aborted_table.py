@@ -10,8 +10,11 @@ import psycopg
 import pytest
 
 import engines
+from arena.storage import MatchStatus
 from arena.tournament import rounds as tournaments
 from arena.tournament.hosting import host_table, table_seed
+from arena.tournament.recovery import Nudge
+from arena.tournament.tables import Table
 from tests.referee.bots import RandomBot
 from tests.referee.harness import ADMIN, FAST_CLOCK, playing, register, running_referee
 
@@ -74,7 +77,7 @@ def _play_two_rounds(
                     asyncio.gather(*(host_table(tid, 1, t.table_no) for t in step.tables)), 60
                 )
                 assert await tournaments.progress(db, tid) == (2, 2)
-                assert [r.action for r in await tournaments.stalled(db)] == ["close"]
+                assert [r.action for r in await tournaments.stalled(db)] == [Nudge.CLOSE]
                 step = await tournaments.close_round(db, tid, 1)
                 assert step.closed_now and step.round_no == 2
                 standings = await tournaments.standings_of(db, tid)
@@ -144,7 +147,7 @@ def test_a_table_whose_replay_aborts_too_scores_as_a_tie_unrated(
 
 
 def test_a_table_with_an_aborted_first_attempt_keeps_its_round_open() -> None:
-    table = tournaments.Table(1, 1, (1, 2, 3), 9, tournaments.MatchStatus.ABORTED, (), 1)
+    table = Table(1, 1, (1, 2, 3), 9, MatchStatus.ABORTED, (), 1)
     assert table.needs_replay and not table.is_over
-    replayed = tournaments.Table(1, 1, (1, 2, 3), 10, tournaments.MatchStatus.ABORTED, (), 2)
+    replayed = Table(1, 1, (1, 2, 3), 10, MatchStatus.ABORTED, (), 2)
     assert replayed.is_over and not replayed.needs_replay
