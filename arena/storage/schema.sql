@@ -122,7 +122,8 @@ CREATE TABLE rating_changes (
     bot_id bigint NOT NULL REFERENCES bots (id),
     game text NOT NULL,
     match_id bigint NOT NULL REFERENCES matches (id),
-    tournament_id bigint REFERENCES tournaments (id),
+    -- No foreign key: the match names its tournament under its own key (migration 0007).
+    tournament_id bigint,
     round_no integer,
     before double precision NOT NULL,
     after double precision NOT NULL,
