@@ -46,7 +46,7 @@ __all__ = [
 # repeat is left, a most-constrained-first search (arena/tournament/rematch.py) decides whether a
 # rematch-free seating exists; when it finds one, pairwise re-solving of nearby tables brings
 # the score spread back down without letting a repeat in. When repeats are provably unavoidable
-# (a lower bound is met, or the search ran out of options within its budget), it stops.
+# (a lower bound is met, or the search proved no rematch-free seating exists), it stops.
 
 # Fields up to this size are partitioned exactly, with no node budget.
 _EXACT_LIMIT = 12
@@ -63,7 +63,10 @@ _REPAIR_PASSES = 3
 # How many groups away, in the fold's order, a group with a repeat looks for a swap.
 _REACH = 16
 # The rematch-free search: nodes per attempt, restarts, and the most players searched together.
+# The first attempt, the one that can prove that no seating exists, gets about
+# _FREE_WORK / players nodes (a node costs time in proportion to the players).
 _FREE_BUDGET = 1_000
+_FREE_WORK = 150_000
 _FREE_RESTARTS = 3
 _FREE_LIMIT = 400
 # Passes of pairwise swaps that bring the score spread down after that search.
@@ -302,6 +305,7 @@ class _Field:
                 # Fairness alone (no repeat at stake) is worth a shorter search.
                 1 if fair_only else _FREE_RESTARTS,
                 seed,
+                _FREE_WORK // self.size,
             )
             if verdict.seating is not None:
                 seating = verdict.seating

@@ -5,9 +5,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 from itertools import combinations
+from typing import Any
 
 import pytest
 
+from arena.tournament import pairing as pairing_module
+from arena.tournament import rematch
 from arena.tournament.pairing import (
     Entrant,
     History,
@@ -122,3 +125,43 @@ def test_a_second_short_seat_only_when_a_fair_rematch_free_pairing_does_not_exis
     for round_no, _, seated, fair_exists, unfair in simulate(entrants, table_size, rounds, seed):
         if fair_exists:
             assert seated == 0 and not unfair, f"round {round_no}: a second short seat"
+
+
+def _play_pairings(entrants: int, table_size: int, rounds: int, seed: int) -> None:
+    """A seeded Swiss with random results, pairing only (no exhaustive check)."""
+    rnd = random.Random(seed)
+    bots = list(range(entrants))
+    ratings = {bot: rnd.uniform(1200, 1800) for bot in bots}
+    results: list[RoundResult] = []
+    history = History()
+    for round_no in range(1, rounds + 1):
+        field = standings(bots, results, ratings)
+        pairing = pair_round(
+            field, history, table_size, [table_size - 1, table_size], seed, round_no
+        )
+        history = history.after(pairing.tables)
+        tables = tuple(
+            TableResult(t, tuple(rnd.randrange(len(t)) for _ in t)) for t in pairing.tables
+        )
+        results.append(RoundResult(table_size, tables, pairing.byes))
+
+
+@pytest.mark.parametrize(
+    ("entrants", "table_size", "rounds", "seeds"),
+    [(14, 4, 6, 4), (16, 4, 12, 2), (24, 4, 10, 2), (14, 3, 8, 3), (120, 6, 8, 3)],
+)
+def test_the_rematch_free_search_always_decides_on_the_test_and_bench_fields(
+    entrants: int, table_size: int, rounds: int, seeds: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    verdicts: list[rematch.Verdict] = []
+    real = rematch.find_rematch_free
+
+    def recording(*args: Any, **kwargs: Any) -> rematch.Verdict:
+        verdicts.append(real(*args, **kwargs))
+        return verdicts[-1]
+
+    monkeypatch.setattr(pairing_module, "find_rematch_free", recording)
+    for seed in range(seeds):
+        _play_pairings(entrants, table_size, rounds, seed)
+    undecided = [v for v in verdicts if v.seating is None and not v.proven]
+    assert not undecided, f"{len(undecided)} of {len(verdicts)} searches ran out of budget"
