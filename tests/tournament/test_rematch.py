@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from arena.tournament import pairing as pairing_module
 from arena.tournament import rematch
+from arena.tournament import seating as seating_module
 from arena.tournament.pairing import (
     Entrant,
     History,
@@ -160,7 +160,7 @@ def test_the_rematch_free_search_always_decides_on_the_test_and_bench_fields(
         verdicts.append(real(*args, **kwargs))
         return verdicts[-1]
 
-    monkeypatch.setattr(pairing_module, "find_rematch_free", recording)
+    monkeypatch.setattr(seating_module, "find_rematch_free", recording)
     for seed in range(seeds):
         _play_pairings(entrants, table_size, rounds, seed)
     undecided = [v for v in verdicts if v.seating is None and not v.proven]
