@@ -150,13 +150,18 @@ FROM matches WHERE id = %(match_id)s FOR UPDATE;
 -- name: match_ranks
 SELECT s.bot_id, s.rank FROM seats s WHERE s.match_id = %(match_id)s ORDER BY s.seat;
 
--- name: upsert_standing
--- `points` is the exact score in 1/120 points; the tie-break is exactly
--- opponents_points / opponents (the opponents' mean score); score and tiebreak are for display.
+-- name: upsert_standings
+-- Every entrant's line in one statement (arrays in step). `points` is the exact score in 1/120
+-- points; the tie-break is exactly opponents_points / opponents (the opponents' mean score);
+-- score and tiebreak are for display.
 INSERT INTO standings (tournament_id, bot_id, score, tiebreak, byes, short_tables, rounds_played,
                        points, opponents_points, opponents)
-VALUES (%(tournament_id)s, %(bot_id)s, %(score)s, %(tiebreak)s, %(byes)s, %(short_tables)s,
-        %(rounds_played)s, %(points)s, %(opponents_points)s, %(opponents)s)
+SELECT %(tournament_id)s, s.*
+FROM unnest(%(bot_ids)s::bigint[], %(scores)s::float8[], %(tiebreaks)s::float8[],
+            %(byes)s::int[], %(short_tables)s::int[], %(rounds_played)s::int[],
+            %(points)s::bigint[], %(opponents_points)s::bigint[], %(opponents)s::int[])
+     AS s(bot_id, score, tiebreak, byes, short_tables, rounds_played, points, opponents_points,
+          opponents)
 ON CONFLICT (tournament_id, bot_id) DO UPDATE SET
     score = excluded.score, tiebreak = excluded.tiebreak, byes = excluded.byes,
     short_tables = excluded.short_tables, rounds_played = excluded.rounds_played,

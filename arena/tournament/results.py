@@ -80,22 +80,21 @@ async def update_standings(db: Database, info: TournamentRow) -> None:
                         opponents_points[bot] += to_units(score_of[other])
     async with db.transaction("update standings") as conn:
         await conn.execute(query("link_matches"), {"tournament_id": info.id})
-        for e in entrants:
-            await conn.execute(
-                query("upsert_standing"),
-                {
-                    "tournament_id": info.id,
-                    "bot_id": e.bot,
-                    "score": float(e.score),
-                    "tiebreak": float(e.tiebreak),
-                    "byes": e.byes,
-                    "short_tables": e.short_tables,
-                    "rounds_played": played[e.bot],
-                    "points": to_units(e.score),
-                    "opponents_points": opponents_points[e.bot],
-                    "opponents": opponents[e.bot],
-                },
-            )
+        await conn.execute(
+            query("upsert_standings"),
+            {
+                "tournament_id": info.id,
+                "bot_ids": [e.bot for e in entrants],
+                "scores": [float(e.score) for e in entrants],
+                "tiebreaks": [float(e.tiebreak) for e in entrants],
+                "byes": [e.byes for e in entrants],
+                "short_tables": [e.short_tables for e in entrants],
+                "rounds_played": [played[e.bot] for e in entrants],
+                "points": [to_units(e.score) for e in entrants],
+                "opponents_points": [opponents_points[e.bot] for e in entrants],
+                "opponents": [opponents[e.bot] for e in entrants],
+            },
+        )
 
 
 async def standings_of(db: Database, tournament_id: int) -> list[StandingRow]:
