@@ -161,7 +161,15 @@ class _Search:
             short = slot[0] in self.short_kinds
             if short and not self._may_sit_short(anchor):
                 continue
-            cands = [q for q in near if self._may_sit_short(q)] if short else near
+            if short:
+                cands = [q for q in near if self._may_sit_short(q)]
+            elif self.eligible is not None:
+                # Full seats are all that players barred from short seats can take: fill them
+                # with those players first, so eligible ones are left for the short tables.
+                cands = [q for q in near if not self.eligible[q]]
+                cands += [q for q in near if self.eligible[q]]
+            else:
+                cands = near
             if len(cands) < slot[1] - 1:
                 continue
             self.slots[slot] -= 1
