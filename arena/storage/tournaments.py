@@ -99,6 +99,27 @@ class StandingRecord:
     withdrawn_round: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class RatingRow:
+    """A bot's Elo in a game (query `ratings_for_update`)."""
+
+    bot_id: int
+    rating: float
+    games: int
+    """Rated games so far (the provisional K depends on it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchToRate:
+    """What rating an ad-hoc match needs to know of it (query `match_for_rating`)."""
+
+    id: int
+    game: str
+    status: MatchStatus
+    rated: bool
+    tournament_id: int | None
+
+
 _TOURNAMENT = kwargs_row(TournamentRow.load)
 
 
@@ -201,6 +222,22 @@ async def ratings_of(db: Database, game: str, bots: Sequence[int]) -> dict[int, 
     async with db.transaction("read ratings") as conn:
         cursor = await conn.execute(query("ratings_of"), {"game": game, "bot_ids": list(bots)})
         return {int(r[0]): float(r[1]) for r in await cursor.fetchall()}
+
+
+async def ratings_for_update(
+    conn: AsyncConnection[Any], game: str, bots: Sequence[int]
+) -> dict[int, RatingRow]:
+    """The Elo rows of those of `bots` who have one, locked in the caller's transaction."""
+    async with conn.cursor(row_factory=class_row(RatingRow)) as cur:
+        await cur.execute(query("ratings_for_update"), {"game": game, "bot_ids": list(bots)})
+        return {r.bot_id: r for r in await cur.fetchall()}
+
+
+async def match_for_rating(conn: AsyncConnection[Any], match_id: int) -> MatchToRate | None:
+    """The match, locked in the caller's transaction."""
+    async with conn.cursor(row_factory=class_row(MatchToRate)) as cur:
+        await cur.execute(query("match_for_rating"), {"match_id": match_id})
+        return await cur.fetchone()
 
 
 async def standing_records(db: Database, tournament_id: int) -> list[StandingRecord]:

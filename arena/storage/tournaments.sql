@@ -144,7 +144,7 @@ WHERE id = ANY(%(match_ids)s::bigint[]) AND status = 'finished' AND NOT rated
 RETURNING id;
 
 -- name: match_for_rating
-SELECT id, game, status::text AS status, rated, tournament_id
+SELECT id, game, status, rated, tournament_id
 FROM matches WHERE id = %(match_id)s FOR UPDATE;
 
 -- name: match_ranks

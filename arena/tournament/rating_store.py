@@ -18,6 +18,7 @@ from arena.ops import metrics
 from arena.storage import Database
 from arena.storage.rows import MatchStatus
 from arena.storage.sql import query
+from arena.storage.tournaments import RatingRow, match_for_rating, ratings_for_update
 from arena.tournament import skill
 from arena.tournament.formats import RatingSystem, parse_rating_system
 from arena.tournament.ratings import (
@@ -48,13 +49,12 @@ async def rate_closed_round(
         if t.match_id is not None and t.match_status is MatchStatus.FINISHED
     }
     bots = sorted({b for t in finished.values() for b in t.bot_ids})
-    cursor = await conn.execute(query("ratings_for_update"), {"game": game, "bot_ids": bots})
-    before = {int(r[0]): (float(r[1]), int(r[2])) for r in await cursor.fetchall()}
-    ratings = {b: before.get(b, (DEFAULT_RATING, 0))[0] for b in bots}
+    before = _with_defaults(await ratings_for_update(conn, game, bots), bots)
+    ratings = {b: before[b].rating for b in bots}
     cursor = await conn.execute(query("mark_rated_many"), {"match_ids": sorted(finished)})
     marked = {int(r[0]) for r in await cursor.fetchall()}  # rated exactly once, here
     to_rate = [t for match_id, t in sorted(finished.items()) if match_id in marked]
-    played = {b: before.get(b, (DEFAULT_RATING, 0))[1] for b in bots}
+    played = {b: before[b].games for b in bots}
     per_match = {
         t.match_id: rate_round(ratings, [list(zip(t.bot_ids, t.ranks, strict=True))], k, played)
         for t in to_rate
@@ -93,8 +93,8 @@ async def rate_closed_round(
         {
             "game": game,
             "bot_ids": bots_rated,
-            "ratings": [before.get(b, (DEFAULT_RATING, 0))[0] + totals[b] for b in bots_rated],
-            "games": [before.get(b, (DEFAULT_RATING, 0))[1] + 1 for b in bots_rated],
+            "ratings": [before[b].rating + totals[b] for b in bots_rated],
+            "games": [before[b].games + 1 for b in bots_rated],
         },
     )
 
@@ -103,18 +103,21 @@ async def rate_match(db: Database, match_id: int, k: float = DEFAULT_K) -> dict[
     """Rate a finished ad-hoc match once; returns bot id -> change ({} if it was not rated now)."""
     began = time.perf_counter()
     async with db.transaction(f"rate match {match_id}") as conn:
-        cursor = await conn.execute(query("match_for_rating"), {"match_id": match_id})
-        row = await cursor.fetchone()
-        if row is None or row[2] != "finished" or row[3] or row[4] is not None:
+        match = await match_for_rating(conn, match_id)
+        if (
+            match is None
+            or match.status is not MatchStatus.FINISHED
+            or match.rated
+            or match.tournament_id is not None
+        ):
             return {}
-        game = row[1]
+        game = match.game
         cursor = await conn.execute(query("match_ranks"), {"match_id": match_id})
         seats = [(int(b), int(r)) for b, r in await cursor.fetchall()]
         bots = [b for b, _ in seats]
-        cursor = await conn.execute(query("ratings_for_update"), {"game": game, "bot_ids": bots})
-        before = {int(r[0]): (float(r[1]), int(r[2])) for r in await cursor.fetchall()}
-        current = [before.get(b, (DEFAULT_RATING, 0))[0] for b in bots]
-        ks = [provisional_k(before.get(b, (DEFAULT_RATING, 0))[1], k) for b in bots]
+        before = _with_defaults(await ratings_for_update(conn, game, bots), bots)
+        current = [before[b].rating for b in bots]
+        ks = [provisional_k(before[b].games, k) for b in bots]
         deltas = elo_deltas(current, [r for _, r in seats], ks)
         await conn.execute(query("mark_rated"), {"match_id": match_id})
         for bot, old, delta in zip(bots, current, deltas, strict=True):
@@ -137,11 +140,16 @@ async def rate_match(db: Database, match_id: int, k: float = DEFAULT_K) -> dict[
                     "bot_id": bot,
                     "game": game,
                     "rating": old + delta,
-                    "games": before.get(bot, (DEFAULT_RATING, 0))[1] + 1,
+                    "games": before[bot].games + 1,
                 },
             )
     metrics.RATING_UPDATE_SECONDS.observe(time.perf_counter() - began)
     return dict(zip(bots, deltas, strict=True))
+
+
+def _with_defaults(rows: dict[int, RatingRow], bots: Sequence[int]) -> dict[int, RatingRow]:
+    """Every bot's rating row; a bot never rated starts at `DEFAULT_RATING` with no games."""
+    return {b: rows.get(b) or RatingRow(b, DEFAULT_RATING, 0) for b in bots}
 
 
 async def leaderboard(
