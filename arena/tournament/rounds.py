@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import engines
 from arena.ops import metrics
-from arena.storage import Database, MatchStatus, TournamentStatus
+from arena.storage import Database, TournamentStatus
 from arena.storage.sql import query
 from arena.storage.tournaments import (
     Format,
@@ -54,7 +54,6 @@ from arena.tournament.tables import progress as _progress
 # The commands' and workers' one entry point: these names live in their own modules.
 __all__ = [
     "MAX_ATTEMPTS",
-    "MatchStatus",
     "NewTournament",
     "Nudge",
     "Repair",
