@@ -7,7 +7,8 @@ from the nearest standings outwards, so the first seating found already keeps sc
 together. It prunes a branch as soon as an unseated player has no set of mutual strangers left
 to fill the smallest table it may take, or the short seats cannot all go to eligible players.
 A search that runs out of nodes restarts with other tie-breaks; a search that ends within its
-budget without a seating proves none exists.
+budget without a seating proves none exists. At 2-seat tables a perfect matching
+(arena/tournament/matching.py) decides exactly whenever the search runs out.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from arena.tournament.matching import pair_strangers
 
 # A table slot: (kind, seats). Kinds are small ints ordered as the caller prefers to try them.
 Slot = tuple[int, int]
@@ -89,6 +92,14 @@ def find_rematch_free(
             proven = True
             break
         return Verdict(found, False)
+    kinds = [slot for slot, count in slots.items() if count]
+    if not proven and len(kinds) == 1 and kinds[0][1] == 2 and kinds[0][0] not in short_kinds:
+        # Every table seats two: a matching decides exactly where the search ran out.
+        paired = pair_strangers(met, sit_out, eligible)
+        if paired is None:
+            return Verdict(None, True)
+        pairs, out = paired
+        return Verdict(Seating(tuple((kinds[0], pair) for pair in pairs), tuple(out)), False)
     return Verdict(None, proven)
 
 
