@@ -12,6 +12,7 @@ from arena.ops.logs import log_context
 from arena.tournament import ladder, schedules
 from arena.tournament import rounds as tournaments
 from arena.tournament.hosting import connected_bots, create_ladder_match, host_table, open_db
+from arena.tournament.recovery import Nudge
 from arena.tournament.rounds import RoundNotReady, Step, run
 from workers.app import app
 
@@ -98,9 +99,9 @@ def watchdog() -> list[str]:
     done = []
     for repair in repairs:
         tid, round_no = repair.tournament_id, repair.round_no
-        if repair.action == "close":  # every table finished but no callback closed the round
+        if repair.action is Nudge.CLOSE:  # every table finished but no callback closed the round
             close_round.delay([], tid, round_no)
-        elif repair.action == "advance":  # closed, but the next round was never dispatched
+        elif repair.action is Nudge.ADVANCE:  # closed, but the next round was never dispatched
             dispatch(tid, run(_with_db(tournaments.close_round, tid, round_no)))
         else:  # tables have waited too long since their dispatch: a task was lost
             dispatch(tid, Step(round_no, run(_with_db(tournaments.pair, tid, round_no))))

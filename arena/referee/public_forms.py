@@ -10,6 +10,7 @@ from arena.protocol import wire
 from arena.referee import requests
 from arena.referee.clock import Clock
 from arena.storage.rows import MatchRow, MatchStatus
+from arena.storage.tournaments import TournamentRow
 from arena.tournament import schedules
 from arena.tournament.rounds import StandingRow
 from arena.v1 import arena_pb2, common_pb2
@@ -85,25 +86,25 @@ def match_event(
 
 
 def tournament_message(
-    info: dict[str, Any], progress: tuple[int, int], standings: Sequence[StandingRow]
+    info: TournamentRow, progress: tuple[int, int], standings: Sequence[StandingRow]
 ) -> arena_pb2.Tournament:
     """The wire form of a stored tournament with (tables finished, tables) and its standings."""
     done, total = progress
     out = arena_pb2.Tournament(
-        tournament_id=info["id"],
-        name=info["name"],
-        game=info["game"],
-        status=TOURNAMENT_STATUSES[info["status"].value],
-        table_size=info["table_size"],
-        rounds=info["rounds"],
-        current_round=info["current_round"],
+        tournament_id=info.id,
+        name=info.name,
+        game=info.game,
+        status=TOURNAMENT_STATUSES[info.status.value],
+        table_size=info.table_size,
+        rounds=info.rounds,
+        current_round=info.current_round,
         tables=total,
         tables_finished=done,
-        clock=Clock.from_json(dict(info["clock"])).to_proto(),
-        format=FORMAT_CODES[info["format"]],  # type: ignore[arg-type]
-        rating_system=RATING_SYSTEM_CODES[info["rating_system"]],  # type: ignore[arg-type]
+        clock=Clock.from_json(dict(info.clock)).to_proto(),
+        format=FORMAT_CODES[info.format],  # type: ignore[arg-type]
+        rating_system=RATING_SYSTEM_CODES[info.rating_system],  # type: ignore[arg-type]
     )
-    out.starts_at.FromDatetime(info["starts_at"])
+    out.starts_at.FromDatetime(info.starts_at)
     for row in standings:
         out.standings.add(
             position=row.position,

@@ -27,6 +27,7 @@ from arena.referee.rpc import (
 )
 from arena.storage.db import Database
 from arena.storage.errors import StorageError, Unavailable
+from arena.storage.tournaments import TournamentRow
 from arena.tournament import entries
 from arena.tournament import rounds as tournaments
 from arena.v1 import arena_pb2
@@ -173,8 +174,8 @@ class TournamentApi:
         except StorageError as exc:
             await fail(context, method, grpc.StatusCode.UNAVAILABLE, str(exc))
 
-    async def message(self, info: dict[str, Any], with_standings: bool) -> arena_pb2.Tournament:
+    async def message(self, info: TournamentRow, with_standings: bool) -> arena_pb2.Tournament:
         """The wire form of a stored tournament, with its progress read from storage."""
-        progress = await tournaments.progress(self.db, info["id"])
-        standings = await tournaments.standings_of(self.db, info["id"]) if with_standings else []
+        progress = await tournaments.progress(self.db, info.id)
+        standings = await tournaments.standings_of(self.db, info.id) if with_standings else []
         return tournament_message(info, progress, standings)

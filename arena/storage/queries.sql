@@ -34,19 +34,31 @@ SELECT id, name, created_at FROM bots WHERE name = %(name)s;
 SELECT id, name, created_at FROM bots ORDER BY name;
 
 -- name: create_match
--- Does nothing (returns no row) when the tournament table already has its match.
+-- Does nothing (returns no row) when the tournament table already has its match, unless the
+-- table's only match aborted: then this is its one replay, attempt 2 (docs/tournaments.md).
+-- An ad-hoc match (no table) finds no earlier attempt and is always attempt 1.
 INSERT INTO matches (
-    game, rules_version, options, seats, seed, clock, tournament_id, round_no, table_no, rated
-) VALUES (
-    %(game)s, %(rules_version)s, %(options)s, %(seats)s, %(seed)s, %(clock)s,
-    %(tournament_id)s, %(round_no)s, %(table_no)s, %(rated)s
+    game, rules_version, options, seats, seed, clock, tournament_id, round_no, table_no, rated,
+    attempt
 )
-ON CONFLICT (tournament_id, round_no, table_no) DO NOTHING
+SELECT %(game)s, %(rules_version)s, %(options)s, %(seats)s, %(seed)s, %(clock)s,
+       %(tournament_id)s, %(round_no)s, %(table_no)s, %(rated)s, coalesce(last.attempt, 0) + 1
+FROM (SELECT) AS one
+LEFT JOIN LATERAL (
+    SELECT m.attempt, m.status FROM matches m
+    WHERE m.tournament_id = %(tournament_id)s AND m.round_no = %(round_no)s
+      AND m.table_no = %(table_no)s
+    ORDER BY m.attempt DESC LIMIT 1
+) AS last ON true
+WHERE last.attempt IS NULL OR (last.status = 'aborted' AND last.attempt < 2)
+ON CONFLICT (tournament_id, round_no, table_no, attempt) DO NOTHING
 RETURNING id;
 
 -- name: match_at_table
+-- The table's latest attempt.
 SELECT id FROM matches
-WHERE tournament_id = %(tournament_id)s AND round_no = %(round_no)s AND table_no = %(table_no)s;
+WHERE tournament_id = %(tournament_id)s AND round_no = %(round_no)s AND table_no = %(table_no)s
+ORDER BY attempt DESC LIMIT 1;
 
 -- name: create_seats
 -- One seat per bot, in seat order.

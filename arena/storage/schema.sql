@@ -63,8 +63,11 @@ CREATE TABLE matches (
     round_no integer,
     table_no integer,
     rated boolean NOT NULL DEFAULT false,
+    -- A tournament table is replayed once when its match aborts: attempt 2 (migration 0006).
+    attempt integer NOT NULL DEFAULT 1,
     CONSTRAINT matches_tournament_id_fkey FOREIGN KEY (tournament_id) REFERENCES tournaments (id),
-    CONSTRAINT matches_table_key UNIQUE (tournament_id, round_no, table_no),
+    CONSTRAINT matches_table_key UNIQUE (tournament_id, round_no, table_no, attempt),
+    CONSTRAINT matches_attempt_check CHECK (attempt BETWEEN 1 AND 2),
     CONSTRAINT matches_seats_check CHECK (seats > 0),
     CONSTRAINT matches_table_check CHECK (
         (tournament_id IS NULL) = (round_no IS NULL) AND (round_no IS NULL) = (table_no IS NULL)
@@ -119,7 +122,8 @@ CREATE TABLE rating_changes (
     bot_id bigint NOT NULL REFERENCES bots (id),
     game text NOT NULL,
     match_id bigint NOT NULL REFERENCES matches (id),
-    tournament_id bigint REFERENCES tournaments (id),
+    -- No foreign key: the match names its tournament under its own key (migration 0007).
+    tournament_id bigint,
     round_no integer,
     before double precision NOT NULL,
     after double precision NOT NULL,

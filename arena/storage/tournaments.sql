@@ -92,15 +92,20 @@ VALUES (%(tournament_id)s, %(round_no)s, %(bot_id)s)
 ON CONFLICT DO NOTHING;
 
 -- name: round_tables
-SELECT t.table_no, t.bot_ids, m.id AS match_id, m.status::text AS match_status,
+-- Each table with its latest attempt's match (a table aborted once is replayed once).
+SELECT t.table_no, t.bot_ids, m.id AS match_id, m.status AS match_status,
+       coalesce(m.attempt, 0) AS attempt,
        coalesce(array_agg(s.rank ORDER BY s.seat) FILTER (WHERE s.seat IS NOT NULL), '{}')
            AS ranks
 FROM tournament_tables t
-LEFT JOIN matches m ON m.tournament_id = t.tournament_id AND m.round_no = t.round_no
-                   AND m.table_no = t.table_no
+LEFT JOIN LATERAL (
+    SELECT id, status, attempt FROM matches
+    WHERE tournament_id = t.tournament_id AND round_no = t.round_no AND table_no = t.table_no
+    ORDER BY attempt DESC LIMIT 1
+) m ON true
 LEFT JOIN seats s ON s.match_id = m.id
 WHERE t.tournament_id = %(tournament_id)s AND t.round_no = %(round_no)s
-GROUP BY t.table_no, t.bot_ids, m.id, m.status
+GROUP BY t.table_no, t.bot_ids, m.id, m.status, m.attempt
 ORDER BY t.table_no;
 
 -- name: round_byes
@@ -132,20 +137,31 @@ DO UPDATE SET rating = excluded.rating, games = excluded.games, updated_at = now
 -- name: mark_rated
 UPDATE matches SET rated = true WHERE id = %(match_id)s AND NOT rated RETURNING id;
 
+-- name: mark_rated_many
+-- A closed round's finished matches in one statement; returns those not rated before.
+UPDATE matches SET rated = true
+WHERE id = ANY(%(match_ids)s::bigint[]) AND status = 'finished' AND NOT rated
+RETURNING id;
+
 -- name: match_for_rating
-SELECT id, game, status::text AS status, rated, tournament_id
+SELECT id, game, status, rated, tournament_id
 FROM matches WHERE id = %(match_id)s FOR UPDATE;
 
 -- name: match_ranks
 SELECT s.bot_id, s.rank FROM seats s WHERE s.match_id = %(match_id)s ORDER BY s.seat;
 
--- name: upsert_standing
--- `points` is the exact score in 1/120 points; the tie-break is exactly
--- opponents_points / opponents (the opponents' mean score); score and tiebreak are for display.
+-- name: upsert_standings
+-- Every entrant's line in one statement (arrays in step). `points` is the exact score in 1/120
+-- points; the tie-break is exactly opponents_points / opponents (the opponents' mean score);
+-- score and tiebreak are for display.
 INSERT INTO standings (tournament_id, bot_id, score, tiebreak, byes, short_tables, rounds_played,
                        points, opponents_points, opponents)
-VALUES (%(tournament_id)s, %(bot_id)s, %(score)s, %(tiebreak)s, %(byes)s, %(short_tables)s,
-        %(rounds_played)s, %(points)s, %(opponents_points)s, %(opponents)s)
+SELECT %(tournament_id)s, s.*
+FROM unnest(%(bot_ids)s::bigint[], %(scores)s::float8[], %(tiebreaks)s::float8[],
+            %(byes)s::int[], %(short_tables)s::int[], %(rounds_played)s::int[],
+            %(points)s::bigint[], %(opponents_points)s::bigint[], %(opponents)s::int[])
+     AS s(bot_id, score, tiebreak, byes, short_tables, rounds_played, points, opponents_points,
+          opponents)
 ON CONFLICT (tournament_id, bot_id) DO UPDATE SET
     score = excluded.score, tiebreak = excluded.tiebreak, byes = excluded.byes,
     short_tables = excluded.short_tables, rounds_played = excluded.rounds_played,
@@ -231,11 +247,14 @@ WHERE t.id = e.tournament_id AND e.tournament_id = %(tournament_id)s
 RETURNING e.bot_id;
 
 -- name: link_matches
--- Record on each table the match that plays it.
+-- Record on each table the match that decided it: its latest attempt (a replay replaces the
+-- aborted first attempt, which stays in `matches` for the record).
 UPDATE tournament_tables t SET match_id = m.id
 FROM matches m
-WHERE t.tournament_id = %(tournament_id)s AND t.match_id IS NULL
-  AND m.tournament_id = t.tournament_id AND m.round_no = t.round_no AND m.table_no = t.table_no;
+WHERE t.tournament_id = %(tournament_id)s AND t.match_id IS DISTINCT FROM m.id
+  AND m.tournament_id = t.tournament_id AND m.round_no = t.round_no AND m.table_no = t.table_no
+  AND m.attempt = (SELECT max(attempt) FROM matches x WHERE x.tournament_id = t.tournament_id
+                   AND x.round_no = t.round_no AND x.table_no = t.table_no);
 
 -- name: skill_ratings_for_update
 SELECT bot_id, mu, sigma, games FROM skill_ratings

@@ -6,28 +6,24 @@ import math
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from enum import StrEnum
 from fractions import Fraction
 
 import engines
+from arena.storage.tournaments import Format, RatingSystem
 from arena.tournament.pairing import Entrant, History, Pairing, pair_round
 from engines import Rules
 
-
-class Format(StrEnum):
-    """How a round's tables are formed."""
-
-    SWISS = "swiss"
-    """By score: tables of bots on similar scores who have not met."""
-    ROUND_ROBIN = "round_robin"
-    """Regardless of score: every pair of entrants meets as evenly as the rounds allow."""
-
-
-class RatingSystem(StrEnum):
-    """Which rating a tournament's results update (Elo is always kept as well)."""
-
-    ELO = "elo"
-    OPENSKILL = "openskill"
+# The enums are stored values, so they live with the rows; they are part of this module's API.
+__all__ = [
+    "Format",
+    "RatingSystem",
+    "default_rounds",
+    "pair_round_robin",
+    "parse_format",
+    "parse_rating_system",
+    "round_robin_rounds",
+    "table_rules",
+]
 
 
 def parse_format(value: str) -> Format:

@@ -20,7 +20,7 @@ from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 POLL_SECONDS = 0.2
 ENDED = (common_pb2.MATCH_STATUS_FINISHED, common_pb2.MATCH_STATUS_ABORTED)
-"""Statuses after which a table's match will not change: an aborted one scores as a tie."""
+"""Statuses after which a match will not change (an aborted table is then replayed once)."""
 MATCH_TIMEOUT = float(os.environ.get("ARENA_MATCH_TIMEOUT", "3600"))
 
 
@@ -29,10 +29,14 @@ async def open_db() -> Database:
     return await Database.open(database_url(), min_size=1, max_size=2)
 
 
-def table_seed(tournament_seed: int, salt: str, round_no: int, table_no: int) -> int:
+def table_seed(
+    tournament_seed: int, salt: str, round_no: int, table_no: int, attempt: int = 1
+) -> int:
     """A table's chance seed, derived from the tournament's seed and its stored random salt, so a
     retried task gets the same one and a published table seed reveals nothing about the others."""
     text = f"{salt}:{tournament_seed}:{round_no}:{table_no}"
+    if attempt > 1:  # the first attempt keeps the seeds of tables played before replays existed
+        text += f":{attempt}"
     digest = hashlib.blake2b(text.encode(), digest_size=8)
     return int.from_bytes(digest.digest(), "big") >> 2
 
@@ -51,43 +55,57 @@ def admin_metadata() -> tuple[tuple[str, str], ...]:
 
 
 async def host_table(tournament_id: int, round_no: int, table_no: int) -> dict[str, Any]:
-    """Create (or find) the table's match on the referee and wait until it has finished."""
-    async with await open_db() as db:
-        info = await tournaments.tournament(db, tournament_id)
-        if info is None:
-            raise LookupError(f"no tournament {tournament_id}")
-        table = next(
-            (
-                t
-                for t in await tournaments.tables(db, tournament_id, round_no)
-                if t.table_no == table_no
-            ),
-            None,
+    """Host the table's match and wait until the table is decided: a match that aborts is
+    replayed once (a second match at the same table), then scored by the documented rule."""
+    # One pass per attempt, and one more that finds the table decided.
+    for _ in range(tournaments.MAX_ATTEMPTS + 1):
+        async with await open_db() as db:
+            info = await tournaments.tournament(db, tournament_id)
+            if info is None:
+                raise LookupError(f"no tournament {tournament_id}")
+            table = await _table(db, tournament_id, round_no, table_no)
+            if table.is_over:
+                return {"match_id": table.match_id, "ranks": list(table.ranks)}
+            names, salt = await _names_and_salt(db, tournament_id)
+        # The replay gets a seed of its own: an abort caused by one deal is not dealt again.
+        attempt = table.attempt + 1 if table.needs_replay else max(table.attempt, 1)
+        request = arena_pb2.CreateMatchRequest(
+            game=info.game,
+            bots=[names[b] for b in table.bot_ids],
+            options=struct_of(dict(info.options)),
+            clock=Clock.from_json(dict(info.clock)).to_proto(),
+            seed=table_seed(info.seed, salt, round_no, table_no, attempt),
+            tournament_id=tournament_id,
+            round_no=round_no,
+            table_no=table_no,
         )
-        if table is None:
-            raise LookupError(
-                f"tournament {tournament_id} round {round_no} has no table {table_no}"
-            )
-        if table.is_over:
-            return {"match_id": table.match_id, "ranks": list(table.ranks)}
-        async with db.transaction("read entrants") as conn:
-            cursor = await conn.execute(query("entry_bots"), {"tournament_id": tournament_id})
-            names = {int(r[0]): str(r[1]) for r in await cursor.fetchall()}
-            cursor = await conn.execute(
-                query("tournament_seed_salt"), {"tournament_id": tournament_id}
-            )
-            salted = await cursor.fetchone()
-            salt = str(salted[0]) if salted else ""
-    request = arena_pb2.CreateMatchRequest(
-        game=info["game"],
-        bots=[names[b] for b in table.bot_ids],
-        options=struct_of(dict(info["options"])),
-        clock=Clock.from_json(dict(info["clock"])).to_proto(),
-        seed=table_seed(info["seed"], salt, round_no, table_no),
-        tournament_id=tournament_id,
-        round_no=round_no,
-        table_no=table_no,
+        await _play(request)
+    raise RuntimeError(
+        f"tournament {tournament_id} round {round_no} table {table_no} is still undecided "
+        f"after {tournaments.MAX_ATTEMPTS} attempts"
     )
+
+
+async def _table(
+    db: Database, tournament_id: int, round_no: int, table_no: int
+) -> tournaments.Table:
+    for table in await tournaments.tables(db, tournament_id, round_no):
+        if table.table_no == table_no:
+            return table
+    raise LookupError(f"tournament {tournament_id} round {round_no} has no table {table_no}")
+
+
+async def _names_and_salt(db: Database, tournament_id: int) -> tuple[dict[int, str], str]:
+    async with db.transaction("read entrants") as conn:
+        cursor = await conn.execute(query("entry_bots"), {"tournament_id": tournament_id})
+        names = {int(r[0]): str(r[1]) for r in await cursor.fetchall()}
+        cursor = await conn.execute(query("tournament_seed_salt"), {"tournament_id": tournament_id})
+        salted = await cursor.fetchone()
+    return names, str(salted[0]) if salted else ""
+
+
+async def _play(request: arena_pb2.CreateMatchRequest) -> None:
+    """Create (or find) the match on the referee and wait until it has ended."""
     try:
         async with grpc.aio.insecure_channel(referee_address()) as channel:
             api = arena_pb2_grpc.ArenaServiceStub(channel)
@@ -104,10 +122,6 @@ async def host_table(tournament_id: int, round_no: int, table_no: int) -> dict[s
         if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
             raise ConnectionError(f"referee at {referee_address()}: {exc.details()}") from None
         raise
-    ranks = [s.rank for s in sorted(match.seats, key=lambda s: s.seat)]
-    if match.status == common_pb2.MATCH_STATUS_ABORTED:
-        ranks = [1] * len(ranks)
-    return {"match_id": match.match_id, "ranks": ranks}
 
 
 async def connected_bots() -> list[str]:

@@ -1,8 +1,8 @@
 """Writing ratings to Postgres: a closed round's tables, an ad-hoc match, the leaderboards.
 
-A round is rated from the ratings before it, in the transaction that closes it, with batched
-writes (two statements per round); each match is marked rated once, so a retried task counts
-nothing twice. A tournament with the OpenSkill system also updates `skill_ratings`.
+A round is rated from the ratings before it, in the transaction that closes it, in four statements
+however many tables it has; each match is marked rated once, so a retried task counts nothing
+twice. A tournament with the OpenSkill system also updates `skill_ratings`.
 """
 
 from __future__ import annotations
@@ -11,11 +11,14 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from psycopg import AsyncConnection
 from psycopg.rows import dict_row
 
 from arena.ops import metrics
 from arena.storage import Database
+from arena.storage.rows import MatchStatus
 from arena.storage.sql import query
+from arena.storage.tournaments import RatingRow, match_for_rating, ratings_for_update
 from arena.tournament import skill
 from arena.tournament.formats import RatingSystem, parse_rating_system
 from arena.tournament.ratings import (
@@ -25,29 +28,38 @@ from arena.tournament.ratings import (
     provisional_k,
     rate_round,
 )
+from arena.tournament.tables import Table
 
 
 async def rate_closed_round(
-    conn: Any, game: str, tournament_id: int, round_no: int, current: Sequence[Any], k: float
+    conn: AsyncConnection[Any],
+    game: str,
+    system: RatingSystem,
+    key: tuple[int, int],
+    current: Sequence[Table],
+    k: float,
 ) -> None:
-    """Rate the finished tables of a round being closed, in the caller's transaction."""
+    """Rate the finished tables of round `key` = (tournament, round) being closed, in the
+    caller's transaction: four statements per round, however many tables."""
+    tournament_id, round_no = key
     # An aborted match was not played out: it counts for standings (a tie) but is never rated.
-    finished = [t for t in current if t.match_id is not None and t.match_status == "finished"]
-    bots = sorted({b for t in finished for b in t.bot_ids})
-    cursor = await conn.execute(query("ratings_for_update"), {"game": game, "bot_ids": bots})
-    before = {int(r[0]): (float(r[1]), int(r[2])) for r in await cursor.fetchall()}
-    ratings = {b: before.get(b, (DEFAULT_RATING, 0))[0] for b in bots}
-    to_rate = []
-    for table in finished:
-        cursor = await conn.execute(query("mark_rated"), {"match_id": table.match_id})
-        if await cursor.fetchone() is not None:  # rated exactly once, here
-            to_rate.append(table)
-    played = {b: before.get(b, (DEFAULT_RATING, 0))[1] for b in bots}
+    finished = {
+        t.match_id: t
+        for t in current
+        if t.match_id is not None and t.match_status is MatchStatus.FINISHED
+    }
+    bots = sorted({b for t in finished.values() for b in t.bot_ids})
+    before = _with_defaults(await ratings_for_update(conn, game, bots), bots)
+    ratings = {b: before[b].rating for b in bots}
+    cursor = await conn.execute(query("mark_rated_many"), {"match_ids": sorted(finished)})
+    marked = {int(r[0]) for r in await cursor.fetchall()}  # rated exactly once, here
+    to_rate = [t for match_id, t in sorted(finished.items()) if match_id in marked]
+    played = {b: before[b].games for b in bots}
     per_match = {
         t.match_id: rate_round(ratings, [list(zip(t.bot_ids, t.ranks, strict=True))], k, played)
         for t in to_rate
     }
-    if to_rate and await _rating_system(conn, tournament_id) == RatingSystem.OPENSKILL:
+    if to_rate and system is RatingSystem.OPENSKILL:
         await skill.rate_tables(
             conn, game, [list(zip(t.bot_ids, t.ranks, strict=True)) for t in to_rate]
         )
@@ -70,7 +82,7 @@ async def rate_closed_round(
                 changes[column].append(value)
     if not totals:
         return
-    # Two statements per round, however many tables: the batched writes of bench/ratings.py.
+    # Two write statements per round, however many tables: the batched writes of bench/ratings.py.
     await conn.execute(
         query("insert_rating_changes"),
         {"game": game, "tournament_id": tournament_id, "round_no": round_no, **changes},
@@ -81,34 +93,31 @@ async def rate_closed_round(
         {
             "game": game,
             "bot_ids": bots_rated,
-            "ratings": [before.get(b, (DEFAULT_RATING, 0))[0] + totals[b] for b in bots_rated],
-            "games": [before.get(b, (DEFAULT_RATING, 0))[1] + 1 for b in bots_rated],
+            "ratings": [before[b].rating + totals[b] for b in bots_rated],
+            "games": [before[b].games + 1 for b in bots_rated],
         },
     )
-
-
-async def _rating_system(conn: Any, tournament_id: int) -> RatingSystem:
-    cursor = await conn.execute(query("tournament"), {"tournament_id": tournament_id})
-    row = await cursor.fetchone()
-    return RatingSystem(row[14]) if row is not None else RatingSystem.ELO
 
 
 async def rate_match(db: Database, match_id: int, k: float = DEFAULT_K) -> dict[int, float]:
     """Rate a finished ad-hoc match once; returns bot id -> change ({} if it was not rated now)."""
     began = time.perf_counter()
     async with db.transaction(f"rate match {match_id}") as conn:
-        cursor = await conn.execute(query("match_for_rating"), {"match_id": match_id})
-        row = await cursor.fetchone()
-        if row is None or row[2] != "finished" or row[3] or row[4] is not None:
+        match = await match_for_rating(conn, match_id)
+        if (
+            match is None
+            or match.status is not MatchStatus.FINISHED
+            or match.rated
+            or match.tournament_id is not None
+        ):
             return {}
-        game = row[1]
+        game = match.game
         cursor = await conn.execute(query("match_ranks"), {"match_id": match_id})
         seats = [(int(b), int(r)) for b, r in await cursor.fetchall()]
         bots = [b for b, _ in seats]
-        cursor = await conn.execute(query("ratings_for_update"), {"game": game, "bot_ids": bots})
-        before = {int(r[0]): (float(r[1]), int(r[2])) for r in await cursor.fetchall()}
-        current = [before.get(b, (DEFAULT_RATING, 0))[0] for b in bots]
-        ks = [provisional_k(before.get(b, (DEFAULT_RATING, 0))[1], k) for b in bots]
+        before = _with_defaults(await ratings_for_update(conn, game, bots), bots)
+        current = [before[b].rating for b in bots]
+        ks = [provisional_k(before[b].games, k) for b in bots]
         deltas = elo_deltas(current, [r for _, r in seats], ks)
         await conn.execute(query("mark_rated"), {"match_id": match_id})
         for bot, old, delta in zip(bots, current, deltas, strict=True):
@@ -131,11 +140,16 @@ async def rate_match(db: Database, match_id: int, k: float = DEFAULT_K) -> dict[
                     "bot_id": bot,
                     "game": game,
                     "rating": old + delta,
-                    "games": before.get(bot, (DEFAULT_RATING, 0))[1] + 1,
+                    "games": before[bot].games + 1,
                 },
             )
     metrics.RATING_UPDATE_SECONDS.observe(time.perf_counter() - began)
     return dict(zip(bots, deltas, strict=True))
+
+
+def _with_defaults(rows: dict[int, RatingRow], bots: Sequence[int]) -> dict[int, RatingRow]:
+    """Every bot's rating row; a bot never rated starts at `DEFAULT_RATING` with no games."""
+    return {b: rows.get(b) or RatingRow(b, DEFAULT_RATING, 0) for b in bots}
 
 
 async def leaderboard(

@@ -2,9 +2,13 @@
 
 Players are positions 0..n-1 in standing order; `met[i]` maps the positions `i` has met to how
 often. The search seats the player with the fewest possible tablemates left first (the one most
-likely to be stranded), and fills its table from the nearest standings outwards, so the first
-seating found already keeps score groups together. A search that runs out of nodes restarts with
-other tie-breaks; a search that ends within its budget without a seating proves none exists.
+likely to be stranded; players barred from short seats before the others), and fills its table
+from the nearest standings outwards, so the first seating found already keeps score groups
+together. It prunes a branch as soon as an unseated player has no set of mutual strangers left
+to fill the smallest table it may take, or the short seats cannot all go to eligible players.
+A search that runs out of nodes restarts with other tie-breaks; a search that ends within its
+budget without a seating proves none exists. At 2-seat tables a perfect matching
+(arena/tournament/matching.py) decides exactly whenever the search runs out.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from arena.tournament.matching import pair_strangers
 
 # A table slot: (kind, seats). Kinds are small ints ordered as the caller prefers to try them.
 Slot = tuple[int, int]
@@ -32,6 +38,11 @@ class Verdict:
 
     seating: Seating | None
     proven: bool
+
+
+# Inside the search, players with at most this many strangers per seat they must fill are
+# checked for a table of mutual strangers.
+_FEW = 2
 
 
 class _OutOfBudget(Exception):
@@ -58,17 +69,21 @@ def find_rematch_free(
     budget: int,
     restarts: int,
     seed: int,
+    first_budget: int = 0,
 ) -> Verdict:
     """Seat every position at the `slots` (or among `sit_out`) with no two who met before.
 
     With `eligible`, only eligible positions take a short-table seat (a slot whose kind is in
-    `short_kinds`) or sit out. Each attempt explores at most `budget` nodes.
+    `short_kinds`) or sit out. The first attempt explores at most `first_budget` nodes (at
+    least `budget`): it is the one that can prove no seating exists, which restarts cannot;
+    each restart explores at most `budget`.
     """
     rnd = random.Random(seed)
     proven = False
     for attempt in range(restarts + 1):
         ties = [0.0] * len(met) if attempt == 0 else [rnd.random() for _ in met]
-        search = _Search(met, Counter(slots), sit_out, short_kinds, eligible, budget, ties)
+        nodes = max(budget, first_budget) if attempt == 0 else budget
+        search = _Search(met, Counter(slots), sit_out, short_kinds, eligible, nodes, ties)
         try:
             found = search.run()
         except _OutOfBudget:
@@ -77,6 +92,14 @@ def find_rematch_free(
             proven = True
             break
         return Verdict(found, False)
+    kinds = [slot for slot, count in slots.items() if count]
+    if not proven and len(kinds) == 1 and kinds[0][1] == 2 and kinds[0][0] not in short_kinds:
+        # Every table seats two: a matching decides exactly where the search ran out.
+        paired = pair_strangers(met, sit_out, eligible)
+        if paired is None:
+            return Verdict(None, True)
+        pairs, out = paired
+        return Verdict(Seating(tuple((kinds[0], pair) for pair in pairs), tuple(out)), False)
     return Verdict(None, proven)
 
 
@@ -109,7 +132,7 @@ class _Search:
         self.nodes = 0
 
     def run(self) -> Seating | None:
-        if not self._place():
+        if self._stranded(everyone=True) or not self._place():
             return None
         return Seating(tuple(self.tables), tuple(sorted(self.out)))
 
@@ -137,8 +160,11 @@ class _Search:
         if self.nodes > self.budget:
             raise _OutOfBudget
         free, met_left, ties = self.free, self.met_left, self.ties
+        # Players kept off short seats have the fewest places: seat them first.
+        barred = [False] * len(free) if self.eligible is None else [not e for e in self.eligible]
         anchor = max(
-            (p for p in range(len(free)) if free[p]), key=lambda p: (met_left[p], ties[p], -p)
+            (p for p in range(len(free)) if free[p]),
+            key=lambda p: (barred[p], met_left[p], ties[p], -p),
         )
         mine = self.met[anchor]
         near = [q for q in self._outwards(anchor) if q not in mine]
@@ -146,7 +172,15 @@ class _Search:
             short = slot[0] in self.short_kinds
             if short and not self._may_sit_short(anchor):
                 continue
-            cands = [q for q in near if self._may_sit_short(q)] if short else near
+            if short:
+                cands = [q for q in near if self._may_sit_short(q)]
+            elif self.eligible is not None:
+                # Full seats are all that players barred from short seats can take: fill them
+                # with those players first, so eligible ones are left for the short tables.
+                cands = [q for q in near if not self.eligible[q]]
+                cands += [q for q in near if self.eligible[q]]
+            else:
+                cands = near
             if len(cands) < slot[1] - 1:
                 continue
             self.slots[slot] -= 1
@@ -197,9 +231,55 @@ class _Search:
             return True
         smallest = min(size for (_, size), n in self.slots.items() if n)
         most = self.left - smallest  # more than this many met among the unseated: stranded
-        return all(
+        if not all(
             not free or met <= most for free, met in zip(self.free, self.met_left, strict=True)
-        )
+        ):
+            return False
+        return not self._stranded(everyone=False)
+
+    def _stranded(self, everyone: bool) -> bool:
+        """Whether some unseated player has no table left: among the unseated, no set of
+        mutual strangers fills the smallest table it may take (a player who may sit out, while
+        seats out remain, always has a place). Inside the search (not `everyone`) only players
+        with few strangers left are checked: the others nearly always have a table, and the
+        check is the search's most expensive step."""
+        sizes = [(kind in self.short_kinds, size) for (kind, size), n in self.slots.items() if n]
+        full = min((size for short, size in sizes if not short), default=0)
+        any_size = min((size for _, size in sizes), default=0)
+        free = [p for p, f in enumerate(self.free) if f]
+        if self.eligible is not None:
+            short_seats = sum(
+                size * n for (kind, size), n in self.slots.items() if kind in self.short_kinds
+            )
+            full_seats = sum(size * n for (_, size), n in self.slots.items()) - short_seats
+            eligible = sum(self.eligible[p] for p in free)
+            if eligible < short_seats + self.sit_out or len(free) - eligible > full_seats:
+                return True
+        for p in free:
+            may_short = self._may_sit_short(p)
+            if self.sit_out and may_short:
+                continue
+            need = any_size if may_short else full
+            if not need:
+                return True
+            if not everyone and self.left - 1 - self.met_left[p] > _FEW * need:
+                continue
+            mine = self.met[p]
+            strangers = [q for q in free if q != p and q not in mine]
+            if not self._clique(strangers, need - 1):
+                return True
+        return False
+
+    def _clique(self, cands: list[int], k: int) -> bool:
+        """Whether `k` of `cands` have never met one another."""
+        if k <= 0:
+            return True
+        for i in range(len(cands) - k + 1):
+            met_c = self.met[cands[i]]
+            rest = [d for d in cands[i + 1 :] if d not in met_c]
+            if len(rest) >= k - 1 and self._clique(rest, k - 1):
+                return True
+        return False
 
     def _outwards(self, anchor: int) -> list[int]:
         """Free players by distance from `anchor` in the standings, nearest first."""

@@ -13,8 +13,8 @@ import engines
 from arena.storage import botstats
 from arena.storage.db import Database
 from arena.storage.rows import MatchRow, MatchStatus
+from arena.storage.tournaments import RatingSystem, TournamentRow
 from arena.tournament import rounds as tournaments
-from arena.tournament.formats import RatingSystem
 from arena.web import boards
 from arena.web.steps import MatchSteps
 
@@ -122,17 +122,17 @@ async def home(db: Database) -> dict[str, Any]:
     }
 
 
-def _tournament_head(t: dict[str, Any]) -> dict[str, Any]:
+def _tournament_head(t: TournamentRow) -> dict[str, Any]:
     return {
-        "tournament_id": t["id"],
-        "name": t["name"],
-        "game": t["game"],
-        "status": getattr(t["status"], "value", t["status"]),
-        "rounds": t["rounds"],
-        "current_round": t["current_round"],
-        "table_size": t["table_size"],
-        "starts_at": iso(t["starts_at"]),
-        "finished_at": iso(t.get("finished_at")),
+        "tournament_id": t.id,
+        "name": t.name,
+        "game": t.game,
+        "status": t.status.value,
+        "rounds": t.rounds,
+        "current_round": t.current_round,
+        "table_size": t.table_size,
+        "starts_at": iso(t.starts_at),
+        "finished_at": iso(t.finished_at),
     }
 
 
@@ -143,7 +143,7 @@ async def tournament(db: Database, tournament_id: int) -> dict[str, Any]:
         raise NotFoundError(f"no tournament {tournament_id}")
     names = {b.id: b.name for b in await db.list_bots()}
     rounds = []
-    for round_no in range(1, info["current_round"] + 1):
+    for round_no in range(1, info.current_round + 1):
         tables = await tournaments.tables(db, tournament_id, round_no)
         rounds.append(
             {
@@ -153,7 +153,7 @@ async def tournament(db: Database, tournament_id: int) -> dict[str, Any]:
                         "table_no": t.table_no,
                         "bots": [names.get(b, f"#{b}") for b in t.bot_ids],
                         "match_id": t.match_id,
-                        "status": t.match_status,
+                        "status": t.match_status and t.match_status.value,
                         "ranks": list(t.ranks),
                     }
                     for t in tables

@@ -208,7 +208,7 @@ def test_a_field_that_cannot_fill_a_table_is_refused_and_a_small_one_plays_one_t
         step = await tournaments.start(db, tid)
         assert [len(t.bot_ids) for t in step.tables] == [3]
         info = await tournaments.tournament(db, tid)
-        assert info is not None and info["rounds"] == 1  # a round-robin of 3 needs one table
+        assert info is not None and info.rounds == 1  # a round-robin of 3 needs one table
 
     _run(migrated_database_url, body)
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 from itertools import combinations
+from typing import Any
 
 import pytest
 
+from arena.tournament import rematch
+from arena.tournament import seating as seating_module
 from arena.tournament.pairing import (
     Entrant,
     History,
@@ -122,3 +125,81 @@ def test_a_second_short_seat_only_when_a_fair_rematch_free_pairing_does_not_exis
     for round_no, _, seated, fair_exists, unfair in simulate(entrants, table_size, rounds, seed):
         if fair_exists:
             assert seated == 0 and not unfair, f"round {round_no}: a second short seat"
+
+
+def _play_pairings(entrants: int, table_size: int, rounds: int, seed: int) -> None:
+    """A seeded Swiss with random results, pairing only (no exhaustive check)."""
+    rnd = random.Random(seed)
+    bots = list(range(entrants))
+    ratings = {bot: rnd.uniform(1200, 1800) for bot in bots}
+    results: list[RoundResult] = []
+    history = History()
+    for round_no in range(1, rounds + 1):
+        field = standings(bots, results, ratings)
+        pairing = pair_round(
+            field, history, table_size, [table_size - 1, table_size], seed, round_no
+        )
+        history = history.after(pairing.tables)
+        tables = tuple(
+            TableResult(t, tuple(rnd.randrange(len(t)) for _ in t)) for t in pairing.tables
+        )
+        results.append(RoundResult(table_size, tables, pairing.byes))
+
+
+@pytest.mark.parametrize(
+    ("entrants", "table_size", "rounds", "seeds"),
+    [(14, 4, 6, 4), (16, 4, 12, 2), (24, 4, 10, 2), (14, 3, 8, 3), (120, 6, 8, 3)],
+)
+def test_the_rematch_free_search_always_decides_on_the_test_and_bench_fields(
+    entrants: int, table_size: int, rounds: int, seeds: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    verdicts: list[rematch.Verdict] = []
+    real = rematch.find_rematch_free
+
+    def recording(*args: Any, **kwargs: Any) -> rematch.Verdict:
+        verdicts.append(real(*args, **kwargs))
+        return verdicts[-1]
+
+    monkeypatch.setattr(seating_module, "find_rematch_free", recording)
+    for seed in range(seeds):
+        _play_pairings(entrants, table_size, rounds, seed)
+    undecided = [v for v in verdicts if v.seating is None and not v.proven]
+    assert not undecided, f"{len(undecided)} of {len(verdicts)} searches ran out of budget"
+
+
+def _pairs_exist(met: list[dict[int, int]], sit_out: int, eligible: list[bool] | None) -> bool:
+    """Exhaustive: pairs of strangers, exactly `sit_out` (eligible) players left over."""
+
+    def seat(rest: list[int], out: int) -> bool:
+        if not rest:
+            return out == 0
+        first, others = rest[0], rest[1:]
+        if out and (eligible is None or eligible[first]) and seat(others, out - 1):
+            return True
+        return any(seat([o for o in others if o != b], out) for b in others if b not in met[first])
+
+    return seat(list(range(len(met))), sit_out)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_two_seat_tables_are_decided_exactly_by_a_matching_even_without_budget(seed: int) -> None:
+    rnd = random.Random(seed)
+    for _ in range(150):
+        n = rnd.randrange(2, 11)
+        met: list[dict[int, int]] = [{} for _ in range(n)]
+        density = rnd.random()
+        for a, b in combinations(range(n), 2):
+            if rnd.random() < density:
+                met[a][b] = met[b][a] = 1
+        sit_out = n % 2 + (rnd.choice([0, 2]) if n > 3 else 0)
+        eligible = None if rnd.random() < 0.5 else [rnd.random() < 0.6 for _ in range(n)]
+        slots: Counter[rematch.Slot] = Counter({(0, 2): (n - sit_out) // 2})
+        # A budget of one node: the search alone cannot decide, the matching must.
+        verdict = rematch.find_rematch_free(met, slots, sit_out, frozenset(), eligible, 1, 0, 1)
+        assert verdict.seating is not None or verdict.proven
+        assert (verdict.seating is not None) == _pairs_exist(met, sit_out, eligible)
+        if verdict.seating is not None:
+            seated = [p for _, pair in verdict.seating.tables for p in pair]
+            assert sorted(seated + list(verdict.seating.sitting_out)) == list(range(n))
+            assert all(b not in met[a] for _, (a, b) in verdict.seating.tables)
+            assert eligible is None or all(eligible[p] for p in verdict.seating.sitting_out)

@@ -7,7 +7,7 @@ import asyncio
 import psycopg
 import pytest
 
-from arena.storage import Database
+from arena.storage import Database, TournamentStatus
 from arena.tournament import rounds as tournaments
 from arena.tournament.hosting import host_table
 from tests.referee.bots import RandomBot
@@ -59,7 +59,7 @@ def test_three_round_swiss_rates_every_match_exactly_once(
                     assert await _ratings(fresh_database_url) == after_first != before
                     step = nxt
                 info = await tournaments.tournament(db, tid)
-                assert info is not None and info["status"].value == "finished"
+                assert info is not None and info.status is TournamentStatus.FINISHED
                 standings = await tournaments.standings_of(db, tid)
                 assert [s.position for s in standings] == list(range(1, 10))
                 assert all(s.rounds_played + s.byes == 3 for s in standings)
