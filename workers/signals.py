@@ -17,11 +17,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psycopg
+import redis
 from celery import signals
 from prometheus_client import REGISTRY, CollectorRegistry, multiprocess, start_http_server
 
 from arena.ops import metrics
 from arena.ops.logs import configure_logging
+from arena.ops.services import database_url, redis_url
+from arena.storage.errors import StorageError
+from arena.storage.sql import query
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +81,6 @@ def _task_done(task: Any = None, state: str | None = None, **_: Any) -> None:
 
 @signals.task_failure.connect
 def _task_failed(exception: BaseException | None = None, **_: Any) -> None:
-    from arena.storage.errors import StorageError
-
     if isinstance(exception, StorageError):
         metrics.DB_ERRORS.labels("task").inc()
 
@@ -100,12 +103,6 @@ def _gauge_loop() -> None:
 
 def publish_gauges() -> None:
     """Read the state gauges from Postgres and Redis once."""
-    import psycopg
-    import redis
-
-    from arena.ops.services import database_url, redis_url
-    from arena.storage.sql import query
-
     with psycopg.connect(database_url(), connect_timeout=5) as conn:
         counts: dict[str, int] = dict(conn.execute(query("tournament_gauges")).fetchall())
         for status in ("scheduled", "running", "finished", "cancelled"):

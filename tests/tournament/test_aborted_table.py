@@ -26,16 +26,16 @@ Explodes = Callable[[int], bool]
 
 def _break_hart(monkeypatch: pytest.MonkeyPatch, explodes: Explodes) -> None:
     rules = engines.get("hart")
-    real_apply = type(rules)._apply
+    real_step = type(rules).step
 
     def exploding(self: Any, state: Any, decision: Any, actions: Any, rng: Any) -> Any:
         # The referee's per-decision stream is keyed "<match seed>:decision:<n>".
         seed = int(str(rng._material).split(":")[0])
         if decision.number == 1 and explodes(seed):
             raise RuntimeError("the engine exploded")
-        return real_apply(self, state, decision, actions, rng)
+        return real_step(self, state, decision, actions, rng)
 
-    monkeypatch.setattr(type(rules), "_apply", exploding)
+    monkeypatch.setattr(type(rules), "step", exploding)
 
 
 def _play_two_rounds(
