@@ -6,7 +6,6 @@ import asyncio
 import time
 from collections.abc import Mapping, Sequence, Set
 from datetime import timedelta
-from typing import Any
 
 from arena.referee import requests
 from arena.referee.clock import Clock
@@ -64,7 +63,11 @@ def route(
 async def await_answer(hub: Hub, pending: Pending) -> bot_pb2.Action | None:
     """The answer to `pending`, or None once its deadline (stretched while its bot is away
     and may reconnect) has passed."""
-    while not pending.answer.done():
+    # One future woken by the answer, the timer or a moved deadline: no task and no
+    # `asyncio.wait` per request, which cost more CPU than the rest of the wait.
+    loop = asyncio.get_running_loop()
+    answer = pending.answer
+    while not answer.done():
         deadline = pending.deadline
         away_until = hub.reconnect_deadline(pending.bot_id)
         if away_until is not None:
@@ -72,18 +75,21 @@ async def await_answer(hub: Hub, pending: Pending) -> bot_pb2.Action | None:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return None
-        pending.changed.clear()
-        changed = asyncio.ensure_future(pending.changed.wait())
-        waiting: set[asyncio.Future[Any]] = {pending.answer, changed}
+        waiter = pending.waiter = loop.create_future()
+
+        def wake(_: object = None, waiter: asyncio.Future[None] = waiter) -> None:
+            if not waiter.done():
+                waiter.set_result(None)
+
+        timer = loop.call_later(remaining, wake)
+        answer.add_done_callback(wake)
         try:
-            await asyncio.wait(
-                waiting,
-                timeout=remaining,
-                return_when=asyncio.FIRST_COMPLETED,
-            )
+            await waiter
         finally:
-            changed.cancel()
-    return pending.answer.result()
+            timer.cancel()
+            answer.remove_done_callback(wake)
+            pending.waiter = None
+    return answer.result()
 
 
 def resent_requests(
