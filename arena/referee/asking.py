@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from datetime import timedelta
@@ -38,6 +39,14 @@ class Asker:
         self.driver = driver
         self.closed: dict[int, set[int]] = {}
         """Seat -> decisions it was asked and that are closed (answered, defaulted, timed out)."""
+
+    async def ask_all(
+        self, seats: Sequence[int], decision: Decision
+    ) -> list[tuple[float, str | None]]:
+        """`ask` each of `seats` at once; what each took and its strike note, in seat order."""
+        if len(seats) == 1:  # the usual case: no task of its own, as gather would make
+            return [await self.ask(seats[0], decision)]
+        return list(await asyncio.gather(*(self.ask(seat, decision) for seat in seats)))
 
     async def ask(self, seat: int, decision: Decision) -> tuple[float, str | None]:
         """Take one seat's answer into the driver (its default after a timeout or bad answer);

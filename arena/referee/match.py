@@ -147,10 +147,7 @@ class MatchRunner:
 
     async def _play(self, decision: Decision) -> None:
         asked = [s for s in sorted(decision.seats) if not self.seats[s].forfeited]
-        if len(asked) == 1:  # the usual case: no task of its own, as gather would make
-            asks = [await self._asker.ask(asked[0], decision)]
-        else:
-            asks = await asyncio.gather(*(self._asker.ask(seat, decision) for seat in asked))
+        asks = await self._asker.ask_all(asked, decision)
         elapsed: dict[int, timedelta] = {}
         notes: dict[int, str] = {}
         for seat, (taken, note) in zip(asked, asks, strict=True):
