@@ -144,12 +144,8 @@ async def list_tournaments(
 ) -> list[TournamentRow]:
     """The newest tournaments, of one status if given."""
     wanted = None if status is None else TournamentStatus(status).value
-    async with (
-        db.transaction("list tournaments") as conn,
-        conn.cursor(row_factory=_TOURNAMENT) as cur,
-    ):
-        await cur.execute(query("list_tournaments"), {"status": wanted, "limit": limit})
-        return await cur.fetchall()
+    params = {"status": wanted, "limit": limit}
+    return await db.pool.all("list tournaments", query("list_tournaments"), params, _TOURNAMENT)
 
 
 async def due_tournament_ids(db: Database) -> list[int]:
@@ -164,12 +160,8 @@ async def running_tournament_ids(db: Database) -> list[int]:
 
 async def round_rows(db: Database, tournament_id: int) -> list[RoundRow]:
     """The tournament's rounds, first to last."""
-    async with (
-        db.transaction("read rounds") as conn,
-        conn.cursor(row_factory=class_row(RoundRow)) as cur,
-    ):
-        await cur.execute(query("rounds"), {"tournament_id": tournament_id})
-        return await cur.fetchall()
+    key = {"tournament_id": tournament_id}
+    return await db.pool.all("read rounds", query("rounds"), key, class_row(RoundRow))
 
 
 async def round_for_update(
@@ -185,12 +177,7 @@ async def round_for_update(
 async def table_rows(db: Database, tournament_id: int, round_no: int) -> list[TableRow]:
     """The round's tables, by number."""
     key = {"tournament_id": tournament_id, "round_no": round_no}
-    async with (
-        db.transaction("read tables") as conn,
-        conn.cursor(row_factory=class_row(TableRow)) as cur,
-    ):
-        await cur.execute(query("round_tables"), key)
-        return await cur.fetchall()
+    return await db.pool.all("read tables", query("round_tables"), key, class_row(TableRow))
 
 
 async def entrant_ids(db: Database, tournament_id: int) -> list[int]:
@@ -242,9 +229,6 @@ async def match_for_rating(conn: AsyncConnection[Any], match_id: int) -> MatchTo
 
 async def standing_records(db: Database, tournament_id: int) -> list[StandingRecord]:
     """The stored standings, best first."""
-    async with (
-        db.transaction("read standings") as conn,
-        conn.cursor(row_factory=class_row(StandingRecord)) as cur,
-    ):
-        await cur.execute(query("standings"), {"tournament_id": tournament_id})
-        return await cur.fetchall()
+    key = {"tournament_id": tournament_id}
+    rows = class_row(StandingRecord)
+    return await db.pool.all("read standings", query("standings"), key, rows)
