@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import socket
 import sys
 from typing import Any
 
@@ -19,10 +20,12 @@ from arena.cli.errors import CliError, ExitCode, positive
 from arena.cli.options import add_per_decision
 from arena.ops import home
 from arena.ops.logs import logged
-from arena.ops.services import data_dir, database_url
+from arena.ops.services import data_dir, database_url, redis_url
 from arena.referee.app import Referee, RefereeConfig
 from arena.referee.auth import write_secret
 from arena.referee.clock import Clock, seconds
+from arena.referee.cluster import NameTaken
+from arena.referee.lease_keeper import lease_timings
 from arena.referee.limits import Limits
 from arena.referee.server import create_server, serve_until_signalled
 from arena.storage import Database
@@ -62,10 +65,17 @@ async def _serve(args: argparse.Namespace) -> int:
             default_clock=Clock(per_decision=seconds(args.per_decision)),
             spectator_delay=seconds(args.spectator_delay),
             limits=Limits(open_registration=args.open_registration),
+            redis_url=redis_url(),
+            address=args.advertise or f"{socket.gethostname()}:{args.port}",
+            leases=lease_timings(args.lease),
         )
         referee = Referee(db, config)
         try:
             running = await create_server(referee, f"[::]:{args.port}")
+        except NameTaken as exc:
+            raise CliError(
+                str(exc), "give each referee its own --name", ExitCode.UNAVAILABLE
+            ) from None
         except RuntimeError as exc:  # grpc reports a port it cannot bind this way
             raise CliError(
                 f"cannot listen on port {args.port}: {str(exc).split(';')[0]}",
@@ -134,6 +144,19 @@ def add_commands(sub: Any) -> None:
         default=_env_flag("ARENA_OPEN_REGISTRATION", default=True),
         help="let anyone register bots (default, also ARENA_OPEN_REGISTRATION=1); "
         "with --no-open-registration only the admin token can",
+    )
+    serve.add_argument(
+        "--advertise",
+        default=os.environ.get("ARENA_REFEREE_ADVERTISE", ""),
+        help="the address other referees and clients are shown for this one in ListReferees "
+        "(default: ARENA_REFEREE_ADVERTISE, else this host's name and --port)",
+    )
+    serve.add_argument(
+        "--lease",
+        type=positive(float),
+        default=6.0,
+        help="seconds a match's lease lasts: a dead referee's matches are taken over by the "
+        "others this long after its last renewal (renewed every third of it; default: 6)",
     )
     serve.set_defaults(func=lambda a: logged("referee", lambda: asyncio.run(_serve(a))))
 

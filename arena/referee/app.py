@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 from collections.abc import Callable
@@ -11,16 +12,21 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+import redis.asyncio as aioredis
+
 import engines
 from arena.ops import metrics
 from arena.ops.logs import log_context
 from arena.referee import arguments
 from arena.referee.clock import Clock
+from arena.referee.cluster import Cluster, ClusterTimings
+from arena.referee.lease_keeper import LeaseKeeper, LeaseTimings
 from arena.referee.limits import Limits, clip
 from arena.referee.match import MatchRunner
 from arena.referee.sessions import Hub
 from arena.storage.db import Database
-from arena.storage.errors import StorageError
+from arena.storage.errors import Fenced, StorageError
+from arena.storage.identity import arena_identity
 from arena.storage.rows import MatchRow, TableKey
 from arena.tournament.rating_store import rate_match
 
@@ -45,8 +51,16 @@ class RefereeConfig:
     """The least delay WatchMatch shows a running match with (a client may ask for more)."""
     limits: Limits = field(default_factory=Limits)
     """Message sizes, rates and queue bounds (see `arena.referee.limits`)."""
-    adopt_interval: timedelta = timedelta(seconds=2)
-    """How often a running referee looks for matches that a stopping referee released."""
+    leases: LeaseTimings = field(default_factory=LeaseTimings)
+    """How long a match's lease lasts, how often it is renewed, how often lapsed ones (a dead
+    referee's, or released by a draining one) are looked for and taken over."""
+    redis_url: str | None = None
+    """The arena's Redis: set, this referee joins the others (bots connected to any referee
+    play matches hosted by any); unset, it plays only bots connected to itself."""
+    address: str = ""
+    """Where bots and clients reach this referee, as the other referees list it."""
+    cluster: ClusterTimings = field(default_factory=ClusterTimings)
+    """How often this referee tells the others it is alive, and how long they believe it."""
     db_probe_interval: timedelta = timedelta(milliseconds=500)
     """How often the database is probed; health follows it (NOT_SERVING while it is down)."""
 
@@ -63,24 +77,20 @@ class Referee:
         self.hub = Hub(config.reconnect_grace, config.limits.outbox_messages)
         self.runners: dict[int, MatchRunner] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
-        self.on_finish: list[Callable[[MatchRunner], Any]] = [self._rate_adhoc]
+        self.on_finish: list[Callable[[MatchRunner], Any]] = [functools.partial(rate_adhoc, db)]
         metrics.start_referee_series(engines.names())
-        self._adopter: asyncio.Task[None] | None = None
         self._creating = asyncio.Lock()
         """Held while a match is created or resumed, so one match never gets two runners."""
-
-    async def _rate_adhoc(self, runner: MatchRunner) -> None:
-        """Ad-hoc matches are rated as they finish (tournament rounds are rated together)."""
-        try:
-            runner.rating_changes = await rate_match(self.db, runner.match_id)
-        except Exception:  # a rating failure must not lose the match; the match row stays unrated
-            log.exception("match %s could not be rated", runner.match_id)
+        self.draining = False
+        """Set on SIGTERM: no new match is placed here, and the running ones are handed over."""
+        held = lambda: {i: r.epoch for i, r in self.runners.items()}  # noqa: E731
+        self.leases = LeaseKeeper(db, config.host, config.leases, held, self.drop, self._adopt)
+        self.cluster: Cluster | None = None
 
     # -- bots ------------------------------------------------------------------------------------
     async def bot_for_token_hash(self, digest: bytes) -> tuple[int, str] | None:
         """The (id, name) of the bot whose token hashes to `digest`."""
-        row = await self.db.bot_by_token_hash(digest)
-        return None if row is None else (row.id, row.name)
+        return await bot_for_token_hash(self.db, digest)
 
     # -- matches ---------------------------------------------------------------------------------
     async def create_match(
@@ -101,14 +111,7 @@ class Referee:
         rules = engines.get(game)
         rules.check_seats(len(bot_names))
         resolved = rules.resolve_options(options)
-        if len(set(bot_names)) != len(bot_names):
-            raise ValueError("a bot may hold only one seat in a match")
-        bots = []
-        for name in bot_names:
-            row = await self.db.bot_by_name(name)
-            if row is None:
-                raise LookupError(f"unknown bot {clip(name)!r}")
-            bots.append((row.id, row.name))
+        bots = await seated_bots(self.db, bot_names)
         explicit_seed = seed != 0
         seed = seed or secrets.randbits(62)
         async with self._creating:
@@ -129,12 +132,39 @@ class Referee:
             existing = await self.db.match(match_id)
             if existing is None or existing.status.value in ("finished", "aborted"):
                 return match_id
-            await self.db.start_match(match_id, self.config.host)
-            await self._launch(existing, connect_timeout)
+            host = self.config.host
+            if self.cluster is not None:
+                host = await self.cluster.place([b for b, _ in bots])
+            if host != self.config.host and self.cluster is not None:
+                if await self.db.assign_match(match_id, host, self.config.leases.lease):
+                    self.cluster.send_host(host, match_id)
+                    log.info("match %s placed on referee %s", match_id, host)
+                return match_id
+            epoch = await self.db.claim_match(match_id, host, self.config.leases.lease)
+            if epoch is not None:  # else a live referee hosts it already
+                await self._launch(existing, epoch, connect_timeout)
         return match_id
 
-    async def _launch(self, row: MatchRow, connect_timeout: timedelta | None = None) -> MatchRunner:
-        """Play a stored match here, resuming it from its log if it has one."""
+    async def host_placed(self, match_id: int) -> None:
+        """Play a match another referee placed here (its lease names this referee)."""
+        try:
+            async with self._creating:
+                if match_id in self.runners or self.draining:
+                    return
+                epoch = await self.db.claim_match(
+                    match_id, self.config.host, self.config.leases.lease
+                )
+                row = await self.db.match(match_id)
+                if epoch is None or row is None:
+                    return
+                await self._launch(row, epoch)
+        except (StorageError, engines.EngineError) as exc:  # its lease lapses; a scan retries
+            log.warning("match %s placed here could not start: %s", match_id, exc)
+
+    async def _launch(
+        self, row: MatchRow, epoch: int, connect_timeout: timedelta | None = None
+    ) -> MatchRunner:
+        """Play a stored match here under lease `epoch`, resuming it from its log if it has one."""
         rules = engines.get(row.game)
         decisions = await self.db.decisions(row.id)
         resume = None
@@ -154,6 +184,7 @@ class Referee:
                 hub=self.hub,
                 store=self.db,
                 host=self.config.host,
+                epoch=epoch,
                 connect_timeout=(
                     self.config.connect_timeout if connect_timeout is None else connect_timeout
                 ),
@@ -164,84 +195,151 @@ class Referee:
             log.exception("match %s cannot be played; aborting it", row.id)
             metrics.MATCHES_ABORTED.labels(row.game).inc()
             with contextlib.suppress(StorageError):
-                await self.db.abort_match(row.id, f"cannot be played: {str(exc)[:250]}")
+                await self.db.abort_match(row.id, f"cannot be played: {str(exc)[:250]}", epoch)
             raise
+        if self.cluster is not None:
+            await self.cluster.locate_seats([seat.bot_id for seat in row.seating])
         runner.on_finish.extend(self.on_finish)
         self.runners[row.id] = runner
-        task = asyncio.create_task(self._run(runner), name=f"match-{row.id}")
+        task = asyncio.create_task(play_to_end(runner), name=f"match-{row.id}")
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        task.add_done_callback(lambda _: self._forget(runner))
         return runner
 
-    async def resume_hosted(self, *, released_only: bool = False) -> list[int]:
-        """Resume the unfinished matches stored as hosted here (and those released by others)."""
+    def _forget(self, runner: MatchRunner) -> None:
+        if self.runners.get(runner.match_id) is runner:
+            del self.runners[runner.match_id]
+
+    async def resume_hosted(self) -> list[int]:
+        """Resume the unfinished matches stored as hosted here (a restart after a crash)."""
+        claimed = await self.db.claim_own_matches(self.config.host, self.config.leases.lease)
+        return await self._adopt(claimed, "restart")
+
+    async def _adopt(self, claimed: list[tuple[int, int]], reason: str) -> list[int]:
+        """Play matches just claimed, given as (match id, epoch)."""
+        resumed = []
         async with self._creating:
-            claimed = await self.db.claim_matches(self.config.host, released_only=released_only)
-            resumed = []
-            for match_id in claimed:
+            for match_id, epoch in claimed:
                 row = await self.db.match(match_id)
                 if match_id in self.runners or row is None:
                     continue
                 if row.status.value not in ("pending", "running"):
                     continue
                 try:
-                    await self._launch(row)
+                    await self._launch(row, epoch)
                 except engines.EngineError as exc:  # e.g. a game this build no longer has
                     log.error("match %s cannot be resumed: %s", match_id, exc)
                     continue
+                if reason != "restart":
+                    metrics.TAKEOVERS.labels(self.config.host, reason).inc()
                 resumed.append(match_id)
         if resumed:
-            log.info("resumed matches %s", resumed)
+            log.info("resumed matches %s (%s)", resumed, reason)
         return resumed
 
-    async def adopt_released(self, interval: timedelta) -> None:
-        """Every `interval`, resume the matches other referees released as they stopped."""
-        while True:
-            await asyncio.sleep(interval.total_seconds())
-            try:
-                await self.resume_hosted(released_only=True)
-            except StorageError as exc:  # the database is down: try again next time
-                log.warning("cannot look for released matches: %s", exc)
-
-    async def _run(self, runner: MatchRunner) -> None:
-        with log_context(match_id=runner.match_id):
-            try:
-                outcome = await runner.run()
-                log.info(
-                    "match %s (%s) finished: ranks %s",
-                    runner.match_id,
-                    runner.game,
-                    list(outcome.ranks),
-                )
-            except asyncio.CancelledError:
-                log.info("match %s interrupted by shutdown", runner.match_id)
-                raise
-            except Exception as exc:  # the referee's own failure: abort, never strand the match
-                log.exception("match %s crashed; aborting it", runner.match_id)
-                await runner.abort(f"referee error: {type(exc).__name__}: {exc}")
-            finally:
-                self.runners.pop(runner.match_id, None)
+    def drop(self, match_id: int) -> None:
+        """Stop playing a match another referee took over: no abort, no word to the bots."""
+        runner = self.runners.pop(match_id, None)
+        if runner is not None:
+            runner.lost = True
+            for task in self.tasks:
+                if task.get_name() == f"match-{match_id}":
+                    task.cancel()
 
     async def start(self) -> None:
-        """Resume the matches stored as hosted here, then keep adopting released ones."""
+        """Join the other referees (with Redis), resume the matches stored as hosted here,
+        then keep renewing leases and taking over lapsed ones."""
+        if self.config.redis_url:
+            redis = aioredis.Redis.from_url(self.config.redis_url)
+            address = self.config.address or self.config.host
+            namespace = await arena_identity(self.db.pool)
+            self.cluster = Cluster(
+                self, redis, namespace, self.config.host, address, self.config.cluster
+            )
+            await self.cluster.start()
         await self.resume_hosted()
-        self._adopter = asyncio.create_task(
-            self.adopt_released(self.config.adopt_interval), name="adopt-released"
-        )
+        self.leases.start()
 
     async def shutdown(self) -> None:
-        """Stop every match task, release their matches for resumption, close every bot stream."""
-        if self._adopter is not None:
-            self._adopter.cancel()
-        hosted = sorted(self.runners)
-        for task in list(self.tasks):
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
-        for session in self.hub.sessions():
-            session.close()
-        if hosted:
-            try:
-                released = await self.db.release_matches(self.config.host)
-                log.info("released matches %s for another referee to resume", released)
-            except StorageError as exc:  # they stay ours: this referee resumes them on restart
-                log.warning("could not release matches %s: %s", hosted, exc)
+        """Drain (see `drain`)."""
+        await drain(self)
+
+
+async def seated_bots(db: Database, names: list[str]) -> list[tuple[int, str]]:
+    """(id, name) of the bots to seat, in seat order; `ValueError` for a bot named twice,
+    `LookupError` for an unknown one."""
+    if len(set(names)) != len(names):
+        raise ValueError("a bot may hold only one seat in a match")
+    bots = []
+    for name in names:
+        row = await db.bot_by_name(name)
+        if row is None:
+            raise LookupError(f"unknown bot {clip(name)!r}")
+        bots.append((row.id, row.name))
+    return bots
+
+
+async def play_to_end(runner: MatchRunner) -> None:
+    """Play a match and log how it ended; a crash of the referee's own aborts it (never
+    strands it), and a match another referee took over stops here without a word."""
+    with log_context(match_id=runner.match_id):
+        try:
+            outcome = await runner.run()
+            log.info(
+                "match %s (%s) finished: ranks %s",
+                runner.match_id,
+                runner.game,
+                list(outcome.ranks),
+            )
+        except asyncio.CancelledError:
+            if runner.lost:
+                log.warning("match %s: stopped here, another referee hosts it", runner.match_id)
+                return
+            log.info("match %s interrupted by shutdown", runner.match_id)
+            raise
+        except Fenced as exc:  # taken over while this referee was stalled: not ours to end
+            log.warning("match %s: stopped here: %s", runner.match_id, exc)
+            runner.lost = True
+            metrics.FENCED_WRITES.labels(runner.host).inc()
+        except Exception as exc:  # the referee's own failure: abort, never strand the match
+            log.exception("match %s crashed; aborting it", runner.match_id)
+            await runner.abort(f"referee error: {type(exc).__name__}: {exc}")
+
+
+async def drain(referee: Referee) -> None:
+    """Drain: take no new match, hand every running one over to the other referees (or to
+    this one's next start), close every bot stream, leave the arena."""
+    referee.draining = referee.leases.draining = True
+    await referee.leases.stop()
+    hosted = sorted(referee.runners)
+    for task in list(referee.tasks):
+        task.cancel()
+    await asyncio.gather(*referee.tasks, return_exceptions=True)
+    if hosted:
+        try:
+            released = await referee.db.release_matches(referee.config.host, hosted)
+            log.info("released matches %s for another referee to resume", released)
+            if referee.cluster is not None:
+                await referee.cluster.hand_over(released)
+        except StorageError as exc:  # they stay ours: this referee resumes them on restart
+            log.warning("could not release matches %s: %s", hosted, exc)
+    for session in referee.hub.sessions():
+        session.draining = True
+        session.close()
+    if referee.cluster is not None:
+        await referee.cluster.stop()
+
+
+async def rate_adhoc(db: Database, runner: MatchRunner) -> None:
+    """Ad-hoc matches are rated as they finish (tournament rounds are rated together)."""
+    try:
+        runner.rating_changes = await rate_match(db, runner.match_id)
+    except Exception:  # a rating failure must not lose the match; the match row stays unrated
+        log.exception("match %s could not be rated", runner.match_id)
+
+
+async def bot_for_token_hash(db: Database, digest: bytes) -> tuple[int, str] | None:
+    """The (id, name) of the bot whose token hashes to `digest`."""
+    row = await db.bot_by_token_hash(digest)
+    return None if row is None else (row.id, row.name)

@@ -42,11 +42,17 @@ class Asker:
 
     async def ask_all(
         self, seats: Sequence[int], decision: Decision
-    ) -> list[tuple[float, str | None]]:
-        """`ask` each of `seats` at once; what each took and its strike note, in seat order."""
+    ) -> tuple[dict[int, timedelta], dict[int, str]]:
+        """`ask` each of `seats` at once; what each took, and the strike notes by seat."""
         if len(seats) == 1:  # the usual case: no task of its own, as gather would make
-            return [await self.ask(seats[0], decision)]
-        return list(await asyncio.gather(*(self.ask(seat, decision) for seat in seats)))
+            asks = [await self.ask(seats[0], decision)]
+        else:
+            asks = list(await asyncio.gather(*(self.ask(seat, decision) for seat in seats)))
+        elapsed = {
+            seat: timedelta(seconds=taken) for seat, (taken, _) in zip(seats, asks, strict=True)
+        }
+        notes = {seat: note for seat, (_, note) in zip(seats, asks, strict=True) if note}
+        return elapsed, notes
 
     async def ask(self, seat: int, decision: Decision) -> tuple[float, str | None]:
         """Take one seat's answer into the driver (its default after a timeout or bad answer);

@@ -22,7 +22,7 @@ from arena.referee import dispatch
 from arena.referee.app import Referee
 from arena.referee.auth import token_hash
 from arena.referee.clock import to_duration
-from arena.referee.limits import RateLimiter, TokenBucket, peer_address, token_prefix
+from arena.referee.limits import Limits, RateLimiter, TokenBucket, peer_address, token_prefix
 from arena.referee.problems import malformed
 from arena.referee.sessions import Session
 from arena.storage.errors import StorageError
@@ -35,6 +35,10 @@ HEARTBEAT_INTERVAL = timedelta(seconds=10)
 REPLACED = (
     "replaced: another stream opened with this bot's token and took over its matches; "
     "run one process per bot token"
+)
+DRAINING = (
+    "this referee is stopping and handed its matches over; reconnect (to any referee of the "
+    "arena) to resume them"
 )
 SERVICE_NAME = "arena.v1.BotService"
 Context = grpc.aio.ServicerContext[bytes, bot_pb2.ArenaMessage]
@@ -77,54 +81,31 @@ class BotService:
         session.form = hello.form
         log.info("bot %s (%s) connected: %s", bot_name, bot_id, hello.client or "?", extra=ids)
         resume = dispatch.resume_messages(self.referee.runners, bot_id)
-        welcome = bot_pb2.Welcome(
-            bot_id=bot_id,
-            bot_name=bot_name,
-            heartbeat_interval=to_duration(HEARTBEAT_INTERVAL),
-            reconnect_grace=to_duration(self.referee.hub.reconnect_grace),
-            active_matches=len(dispatch.matches_of(self.referee.runners, bot_id)),
-        )
+        active = len(dispatch.matches_of(self.referee.runners, bot_id))
         reader = asyncio.create_task(self._read(session, request_iterator))
         try:
+            if self.referee.cluster is not None:
+                # The hosts of its matches elsewhere send their MatchStarts and requests.
+                active = max(active, await self.referee.cluster.routes.bot_connected(session))
+            welcome = bot_pb2.Welcome(
+                bot_id=bot_id,
+                bot_name=bot_name,
+                heartbeat_interval=to_duration(HEARTBEAT_INTERVAL),
+                reconnect_grace=to_duration(self.referee.hub.reconnect_grace),
+                active_matches=active,
+            )
             yield bot_pb2.ArenaMessage(welcome=welcome)
             for message in resume:
                 yield message
             while (queued := await session.outbox.get()) is not None:
                 yield queued
-            if session.flooded:
-                log.warning(
-                    "bot %s (%s) disconnected: over %s messages at once",
-                    bot_name,
-                    bot_id,
-                    self.limits.messages.burst,
-                    extra=ids,
-                )
-                await context.abort(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"you sent more than {self.limits.messages.burst} messages at once (at most "
-                    f"one per {self.limits.messages.every.total_seconds() * 1000:g} ms on "
-                    "average); reconnect to resume your matches",
-                )
-            if session.fell_behind:
-                log.warning(
-                    "bot %s (%s) disconnected: %s unread messages",
-                    bot_name,
-                    bot_id,
-                    session.outbox_limit,
-                    extra=ids,
-                )
-                await context.abort(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"you fell {session.outbox_limit} messages behind: read your stream as fast "
-                    "as the arena writes it; reconnect to resume your matches",
-                )
-            if session.replaced:
-                log.warning("bot %s (%s): a newer stream replaced this one", bot_name, bot_id)
-                await context.abort(grpc.StatusCode.ABORTED, REPLACED)
+            await _end_stream(context, session, self.limits, ids)
         finally:
             reader.cancel()
             self.referee.hub.disconnect(session)
             log.info("bot %s (%s) disconnected", bot_name, bot_id, extra=ids)
+            if self.referee.cluster is not None:
+                await self.referee.cluster.routes.bot_disconnected(session)
 
     async def _hello(
         self, request_iterator: AsyncIterator[bytes], context: Context, peer: str
@@ -220,6 +201,10 @@ class BotService:
                         "it was ignored"
                     )
                     _junk(session, "undecodable", warned)
+                elif self.referee.cluster is not None and dispatch.is_elsewhere(
+                    self.referee.runners, message
+                ):
+                    reply = await self.referee.cluster.routes.forward(session.bot_id, message, raw)
                 else:
                     reply = dispatch.handle_bot_message(self.referee.runners, session, message)
                     if reply is not None and _is_malformed(reply):
@@ -232,6 +217,46 @@ class BotService:
             log.info("bot %s stream broke: %s", session.bot_name, type(exc).__name__)
         finally:
             session.close()
+
+
+async def _end_stream(
+    context: Context, session: Session, limits: Limits, ids: dict[str, Any]
+) -> None:
+    """End a stream whose session closed, with the status that says why (OK if none applies)."""
+    if session.flooded:
+        log.warning(
+            "bot %s (%s) disconnected: over %s messages at once",
+            session.bot_name,
+            session.bot_id,
+            limits.messages.burst,
+            extra=ids,
+        )
+        await context.abort(
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            f"you sent more than {limits.messages.burst} messages at once (at most "
+            f"one per {limits.messages.every.total_seconds() * 1000:g} ms on "
+            "average); reconnect to resume your matches",
+        )
+    if session.fell_behind:
+        log.warning(
+            "bot %s (%s) disconnected: %s unread messages",
+            session.bot_name,
+            session.bot_id,
+            session.outbox_limit,
+            extra=ids,
+        )
+        await context.abort(
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            f"you fell {session.outbox_limit} messages behind: read your stream as fast "
+            "as the arena writes it; reconnect to resume your matches",
+        )
+    if session.replaced:
+        log.warning(
+            "bot %s (%s): a newer stream replaced this one", session.bot_name, session.bot_id
+        )
+        await context.abort(grpc.StatusCode.ABORTED, REPLACED)
+    if session.draining:
+        await context.abort(grpc.StatusCode.UNAVAILABLE, DRAINING)
 
 
 def _decode(raw: Any) -> bot_pb2.BotMessage | None:

@@ -26,6 +26,16 @@ def resume_messages(runners: Runners, bot_id: int) -> list[bot_pb2.ArenaMessage]
     return out
 
 
+def is_elsewhere(runners: Runners, message: bot_pb2.BotMessage) -> bool:
+    """Whether the message is an action or resignation for a match not hosted here."""
+    kind = message.WhichOneof("kind")
+    if kind == "action":
+        return message.action.match_id not in runners
+    if kind == "resign":
+        return message.resign.match_id not in runners
+    return False
+
+
 def handle_bot_message(
     runners: Runners, session: Session, message: bot_pb2.BotMessage
 ) -> bot_pb2.ArenaMessage | None:

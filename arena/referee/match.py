@@ -59,6 +59,7 @@ class MatchRunner:
         hub: Hub,
         store: MatchStore,
         host: str,
+        epoch: int = 0,
         connect_timeout: timedelta = timedelta(seconds=10),
         resume: Record | None = None,
     ) -> None:
@@ -69,6 +70,9 @@ class MatchRunner:
         self.hub = hub
         self.store = store
         self.host = host
+        self.epoch = epoch
+        """The lease epoch this referee hosts the match under: every write is fenced by it."""
+        self.lost = False  # another referee took the match over: stop without a word
         self.connect_timeout = connect_timeout
         self.seats = [SeatState(b, n, SeatClock.start(clock)) for b, n in bots]
         self.driver: MatchDriver[Any, Any] = (
@@ -125,7 +129,8 @@ class MatchRunner:
         began = time.monotonic()
         metrics.ACTIVE_MATCHES.labels(self.game).inc()
         try:
-            await self._stored("start_match", self.store.start_match, self.match_id, self.host)
+            start = (self.match_id, self.host, self.epoch)
+            await self._stored("start_match", self.store.start_match, *start)
             for seat, s in enumerate(self.seats):
                 self.hub.send(s.bot_id, self.start_message(seat))
             await self._wait_for_bots()
@@ -147,20 +152,13 @@ class MatchRunner:
 
     async def _play(self, decision: Decision) -> None:
         asked = [s for s in sorted(decision.seats) if not self.seats[s].forfeited]
-        asks = await self._asker.ask_all(asked, decision)
-        elapsed: dict[int, timedelta] = {}
-        notes: dict[int, str] = {}
-        for seat, (taken, note) in zip(asked, asks, strict=True):
-            elapsed[seat] = timedelta(seconds=taken)
-            if note:
-                notes[seat] = note
+        elapsed, notes = await self._asker.ask_all(asked, decision)
         for seat in decision.seats - set(asked):
             self.driver.answer(seat, decision.number, self.driver.default(seat))
             elapsed[seat] = timedelta(0)
         move = self.driver.advance()
-        row = DecisionRow(
-            self.match_id, decision.number, decision.label, dict(move.wire), elapsed, notes
-        )
+        number, label, wire = decision.number, decision.label, dict(move.wire)
+        row = DecisionRow(self.match_id, number, label, wire, elapsed, notes, self.epoch)
         if self._resigning:  # a resumed match must not seat a resigned bot again
             resigning, self._resigning = self._resigning, []
             await asyncio.gather(*resigning)
@@ -213,9 +211,8 @@ class MatchRunner:
         # The rules' outcome, with forfeited seats moved below every other seat.
         outcome = self.outcome = seats.ranked(played, self.seats)
         results = seats.results(outcome, self.seats)
-        await self._stored(
-            "finish_match", self.store.finish_match, self.match_id, outcome.termination, results
-        )
+        end = (outcome.termination, results, self.epoch)
+        await self._stored("finish_match", self.store.finish_match, self.match_id, *end)
         metrics.MATCHES_FINISHED.labels(self.game, outcome.termination.value).inc()
         for callback in self.on_finish:
             result = callback(self)
@@ -233,7 +230,10 @@ class MatchRunner:
         """
         if len(reason) > ABORT_REASON_CHARS:
             reason = reason[:ABORT_REASON_CHARS] + "..."
-        if not await store_abort(self.store, self.match_id, reason) and self.outcome is not None:
+        if self.lost:
+            return
+        stored = await store_abort(self.store, self.match_id, reason, self.epoch)
+        if not stored and self.outcome is not None:
             seats.send_end(self.hub, self.seats, self.end_message(self.outcome))
             return
         metrics.MATCHES_ABORTED.labels(self.game).inc()

@@ -48,12 +48,12 @@ async def with_db_retry(
             raise
 
 
-async def store_abort(store: MatchStore, match_id: int, reason: str) -> bool:
-    """Store `match_id` as aborted, trying a few times only; False if it had already ended
-    (or is gone), so there was nothing to abort."""
+async def store_abort(store: MatchStore, match_id: int, reason: str, epoch: int) -> bool:
+    """Store `match_id` as aborted under lease `epoch`, trying a few times only; False if it had
+    already ended (or is gone, or another referee hosts it now), so there was nothing to abort."""
     for attempt in range(ABORT_STORE_ATTEMPTS):
         try:
-            await store.abort_match(match_id, reason)
+            await store.abort_match(match_id, reason, epoch)
             return True
         except (Conflict, NotFound) as exc:  # already ended or gone: nothing to store
             log.warning("match %s: not stored as aborted (%s)", match_id, exc)

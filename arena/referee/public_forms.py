@@ -54,6 +54,7 @@ def match_message(
         tournament_id=row.tournament_id or 0,
         options=requests.struct_of(dict(row.options)),
         abort_reason=(row.termination or "") if aborted else "",
+        host=row.host or "",
     )
     out.created_at.FromDatetime(row.created_at)
     if row.finished_at is not None:

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from arena.referee.app import Referee
 from arena.referee.bot_api import BotApi
 from arena.referee.match_api import MatchApi
+from arena.referee.referee_api import RefereeApi
 from arena.referee.rpc import Context
 from arena.referee.schedule_api import ScheduleApi
 from arena.referee.tournament_api import TournamentApi
@@ -23,6 +24,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         self.watching = WatchApi(referee, self.matches)
         self.tournaments = TournamentApi(referee)
         self.schedules = ScheduleApi(referee)
+        self.referees = RefereeApi(referee)
 
     async def RegisterBot(
         self, request: arena_pb2.RegisterBotRequest, context: Context
@@ -130,3 +132,8 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         self, request: arena_pb2.StopLadderRequest, context: Context
     ) -> arena_pb2.Ladder:
         return await self.schedules.StopLadder(request, context)
+
+    async def ListReferees(
+        self, request: arena_pb2.ListRefereesRequest, context: Context
+    ) -> arena_pb2.ListRefereesResponse:
+        return await self.referees.ListReferees(request, context)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -60,6 +60,8 @@ class Session:
         """Set when the bot stopped reading and its outbox overflowed: the stream is closed."""
         self.flooded = False
         """Set when the bot sent messages faster than its rate limit: the stream is closed."""
+        self.draining = False
+        """Set when this referee stops: the bot is told to reconnect to another one."""
         self.form: int = bot_pb2.PAYLOAD_FORM_UNSPECIFIED
         """The forms of view and legal actions the bot asked for in its Hello."""
 
@@ -87,12 +89,30 @@ class Session:
             self.outbox.put_nowait(None)
 
 
+@dataclass(frozen=True, slots=True)
+class Elsewhere:
+    """A bot whose stream is open on another referee of the arena."""
+
+    referee: str
+    form: int
+
+
+RemoteSend = Callable[[str, int, bot_pb2.ArenaMessage], None]
+"""Hands a message for a bot to the referee it is connected to (through Redis)."""
+
+
 class Hub:
-    """Every bot's session and pending decisions, keyed by bot id."""
+    """Every bot's session and pending decisions, keyed by bot id.
+
+    A bot is connected here (a `Session`) or, in an arena of several referees, on another
+    referee (`Elsewhere`): messages for it then go through `remote_send`.
+    """
 
     def __init__(self, reconnect_grace: timedelta, outbox_limit: int = 1000) -> None:
         self.reconnect_grace = reconnect_grace
         self.outbox_limit = outbox_limit
+        self.remote_send: RemoteSend | None = None
+        self._elsewhere: dict[int, Elsewhere] = {}
         self._sessions: dict[int, Session] = {}
         self._left_at: dict[int, float] = {}
         self._pending: dict[tuple[int, int], Pending] = {}
@@ -109,23 +129,54 @@ class Hub:
             metrics.CONNECTED_BOTS.inc()
         session = Session(bot_id, bot_name, self.outbox_limit)
         self._sessions[bot_id] = session
+        self._elsewhere.pop(bot_id, None)
+        self._came_back(bot_id)
+        return session
+
+    def _came_back(self, bot_id: int) -> None:
         self._left_at.pop(bot_id, None)
         for pending in self._pending.values():
             if pending.bot_id == bot_id:
                 # A fair window after coming back: at least one full per-decision limit.
                 pending.deadline_moved()
-        return session
+
+    def _went_away(self, bot_id: int) -> None:
+        self._left_at[bot_id] = time.monotonic()
+        for pending in self._pending.values():
+            if pending.bot_id == bot_id:
+                pending.deadline_moved()
+
+    # -- bots on other referees ----------------------------------------------------------------
+    def connected_elsewhere(self, bot_id: int, referee: str, form: int) -> None:
+        """The bot's stream is open on `referee` (a bot connected here stays here)."""
+        if bot_id in self._sessions:
+            return
+        self._elsewhere[bot_id] = Elsewhere(referee, form)
+        self._came_back(bot_id)
+
+    def gone_elsewhere(self, bot_id: int, referee: str) -> None:
+        """The bot's stream on `referee` ended (or that referee died): its grace starts now."""
+        where = self._elsewhere.get(bot_id)
+        if where is not None and where.referee == referee:
+            del self._elsewhere[bot_id]
+            self._went_away(bot_id)
+
+    def where(self, bot_id: int) -> str | None:
+        """The other referee the bot is connected to, if it is connected to one."""
+        where = self._elsewhere.get(bot_id)
+        return None if where is None else where.referee
+
+    def bots_elsewhere(self) -> dict[int, str]:
+        """Bot id -> the other referee it is connected to."""
+        return {bot_id: where.referee for bot_id, where in self._elsewhere.items()}
 
     def disconnect(self, session: Session) -> None:
         """Forget a stream that ended; its bot's decisions wait out the reconnect grace."""
         session.close()
         if self._sessions.get(session.bot_id) is session:
             del self._sessions[session.bot_id]
-            self._left_at[session.bot_id] = time.monotonic()
             metrics.CONNECTED_BOTS.dec()
-            for pending in self._pending.values():
-                if pending.bot_id == session.bot_id:
-                    pending.deadline_moved()
+            self._went_away(session.bot_id)
 
     def session(self, bot_id: int) -> Session | None:
         """The bot's open stream, if any."""
@@ -138,11 +189,14 @@ class Hub:
     def form_of(self, bot_id: int) -> int:
         """The payload form the bot's open stream asked for (both when it is not connected)."""
         session = self._sessions.get(bot_id)
-        return bot_pb2.PAYLOAD_FORM_UNSPECIFIED if session is None else session.form
+        if session is not None:
+            return session.form
+        where = self._elsewhere.get(bot_id)
+        return bot_pb2.PAYLOAD_FORM_UNSPECIFIED if where is None else where.form
 
     def is_connected(self, bot_id: int) -> bool:
-        """Whether the bot has an open stream."""
-        return bot_id in self._sessions
+        """Whether the bot has an open stream, here or on another referee."""
+        return bot_id in self._sessions or bot_id in self._elsewhere
 
     async def wait_connected(self, bot_ids: Sequence[int], timeout: timedelta) -> bool:
         """Wait until every bot of `bot_ids` is connected, at most `timeout`; whether they are."""
@@ -155,17 +209,21 @@ class Hub:
 
     def reconnect_deadline(self, bot_id: int) -> float | None:
         """When a disconnected bot's grace runs out; None if it is connected."""
-        if bot_id in self._sessions:
+        if self.is_connected(bot_id):
             return None
         left = self._left_at.get(bot_id)
         return None if left is None else left + self.reconnect_grace.total_seconds()
 
     def send(self, bot_id: int, message: bot_pb2.ArenaMessage) -> bool:
-        """Send to the bot if it is connected; return whether it was."""
+        """Send to the bot if it is connected, here or elsewhere; return whether it was."""
         session = self._sessions.get(bot_id)
-        if session is None:
+        if session is not None:
+            session.send(message)
+            return True
+        where = self._elsewhere.get(bot_id)
+        if where is None or self.remote_send is None:
             return False
-        session.send(message)
+        self.remote_send(where.referee, bot_id, message)
         return True
 
     # -- pending decisions -----------------------------------------------------------------------
@@ -173,7 +231,7 @@ class Hub:
         """Record that a seat owes an answer, and send the request if its bot is connected."""
         self._pending[(pending.match_id, pending.seat)] = pending
         pending.sent_at = time.monotonic()
-        if pending.bot_id not in self._sessions:
+        if not self.is_connected(pending.bot_id):
             # A bot that never connected gets the same grace as one that left, counted from now.
             self._left_at.setdefault(pending.bot_id, pending.sent_at)
         self.send(pending.bot_id, bot_pb2.ArenaMessage(decision=pending.request))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import os
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,9 +43,21 @@ def table_seed(
     return int.from_bytes(digest.digest(), "big") >> 2
 
 
+def referee_addresses() -> list[str]:
+    """Where the arena's referees listen: `ARENA_REFEREE_ADDRESS`, one address or several
+    separated by commas (any referee hosts or places any match)."""
+    listed = os.environ.get("ARENA_REFEREE_ADDRESS", "") or "localhost:50051"
+    return [a.strip() for a in listed.split(",") if a.strip()] or ["localhost:50051"]
+
+
+_next_referee = itertools.count(random.randrange(1 << 16))
+
+
 def referee_address() -> str:
-    """Where the referee that hosts tournament matches listens."""
-    return os.environ.get("ARENA_REFEREE_ADDRESS", "localhost:50051")
+    """The referee to call next: the listed ones in turn, from a random start, so a task
+    retried after a referee died calls another one, and workers spread their calls."""
+    addresses = referee_addresses()
+    return addresses[next(_next_referee) % len(addresses)]
 
 
 def admin_metadata() -> tuple[tuple[str, str], ...]:
@@ -105,9 +119,10 @@ async def _names_and_salt(db: Database, tournament_id: int) -> tuple[dict[int, s
 
 
 async def _play(request: arena_pb2.CreateMatchRequest) -> None:
-    """Create (or find) the match on the referee and wait until it has ended."""
+    """Create (or find) the match on a referee and wait until it has ended."""
+    address = referee_address()
     try:
-        async with grpc.aio.insecure_channel(referee_address()) as channel:
+        async with grpc.aio.insecure_channel(address) as channel:
             api = arena_pb2_grpc.ArenaServiceStub(channel)
             match = await api.CreateMatch(request, metadata=admin_metadata(), timeout=30)
             deadline = asyncio.get_running_loop().time() + MATCH_TIMEOUT
@@ -120,7 +135,7 @@ async def _play(request: arena_pb2.CreateMatchRequest) -> None:
                 )
     except grpc.aio.AioRpcError as exc:
         if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            raise ConnectionError(f"referee at {referee_address()}: {exc.details()}") from None
+            raise ConnectionError(f"referee at {address}: {exc.details()}") from None
         raise
 
 

@@ -357,6 +357,7 @@ class Match(_message.Message):
     TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     ABORT_REASON_FIELD_NUMBER: _builtins.int
+    HOST_FIELD_NUMBER: _builtins.int
     match_id: _builtins.int
     """The match id."""
     game: _builtins.str
@@ -371,6 +372,8 @@ class Match(_message.Message):
     """The tournament it belongs to, or 0."""
     abort_reason: _builtins.str
     """Why the match was aborted (status ABORTED); empty otherwise."""
+    host: _builtins.str
+    """The referee hosting the match (holding its lease), or empty when none does yet."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.SeatResult]:
         """Per seat, in seat order."""
@@ -401,10 +404,11 @@ class Match(_message.Message):
         tournament_id: _builtins.int = ...,
         options: _struct_pb2.Struct | None = ...,
         abort_reason: _builtins.str = ...,
+        host: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "finished_at", b"finished_at", "options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "created_at", b"created_at", "decisions", b"decisions", "finished_at", b"finished_at", "game", b"game", "match_id", b"match_id", "options", b"options", "seats", b"seats", "status", b"status", "termination", b"termination", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "created_at", b"created_at", "decisions", b"decisions", "finished_at", b"finished_at", "game", b"game", "host", b"host", "match_id", b"match_id", "options", b"options", "seats", b"seats", "status", b"status", "termination", b"termination", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1788,3 +1792,94 @@ class BotStats(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___BotStats: _TypeAlias = BotStats  # noqa: Y015
+
+@_typing.final
+class ListRefereesRequest(_message.Message):
+    """Asks for the live referees."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListRefereesRequest: _TypeAlias = ListRefereesRequest  # noqa: Y015
+
+@_typing.final
+class Referee(_message.Message):
+    """A live referee of the arena."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    ADDRESS_FIELD_NUMBER: _builtins.int
+    HOSTED_MATCHES_FIELD_NUMBER: _builtins.int
+    CONNECTED_BOTS_FIELD_NUMBER: _builtins.int
+    DRAINING_FIELD_NUMBER: _builtins.int
+    SEEN_AT_FIELD_NUMBER: _builtins.int
+    STARTED_AT_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """Its name (`arena serve --name`), unique among live referees."""
+    address: _builtins.str
+    """Where bots and clients reach it."""
+    hosted_matches: _builtins.int
+    """Matches it hosts."""
+    connected_bots: _builtins.int
+    """Bots with an open stream to it."""
+    draining: _builtins.bool
+    """Whether it is stopping: it takes no new match and hands its matches over."""
+    @_builtins.property
+    def seen_at(self) -> _timestamp_pb2.Timestamp:
+        """When it last said it was alive."""
+
+    @_builtins.property
+    def started_at(self) -> _timestamp_pb2.Timestamp:
+        """When it started."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        address: _builtins.str = ...,
+        hosted_matches: _builtins.int = ...,
+        connected_bots: _builtins.int = ...,
+        draining: _builtins.bool = ...,
+        seen_at: _timestamp_pb2.Timestamp | None = ...,
+        started_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["seen_at", b"seen_at", "started_at", b"started_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["address", b"address", "connected_bots", b"connected_bots", "draining", b"draining", "hosted_matches", b"hosted_matches", "name", b"name", "seen_at", b"seen_at", "started_at", b"started_at"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Referee: _TypeAlias = Referee  # noqa: Y015
+
+@_typing.final
+class ListRefereesResponse(_message.Message):
+    """The live referees."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REFEREES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def referees(self) -> _containers.RepeatedCompositeFieldContainer[Global___Referee]:
+        """Every live referee, sorted by name."""
+
+    def __init__(
+        self,
+        *,
+        referees: _abc.Iterable[Global___Referee] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["referees", b"referees"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListRefereesResponse: _TypeAlias = ListRefereesResponse  # noqa: Y015

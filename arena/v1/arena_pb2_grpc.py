@@ -140,6 +140,11 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.StopLadderRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.Ladder.FromString,
                 _registered_method=True)
+        self.ListReferees = channel.unary_unary(
+                '/arena.v1.ArenaService/ListReferees',
+                request_serializer=arena_dot_v1_dot_arena__pb2.ListRefereesRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.ListRefereesResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -296,6 +301,13 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListReferees(self, request, context):
+        """The live referees of this arena, with their load (any referee answers for all).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -403,6 +415,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.StopLadder,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.StopLadderRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.Ladder.SerializeToString,
+            ),
+            'ListReferees': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListReferees,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.ListRefereesRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.ListRefereesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -973,6 +990,33 @@ class ArenaService:
             '/arena.v1.ArenaService/StopLadder',
             arena_dot_v1_dot_arena__pb2.StopLadderRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.Ladder.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListReferees(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/ListReferees',
+            arena_dot_v1_dot_arena__pb2.ListRefereesRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.ListRefereesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -85,6 +85,8 @@ class ArenaServiceStub:
     """Starts (or reconfigures) a game's continuous ladder (admin)."""
     StopLadder: _grpc.UnaryUnaryMultiCallable[_arena_pb2.StopLadderRequest, _arena_pb2.Ladder]
     """Stops making a game's ladder matches; running ones finish (admin)."""
+    ListReferees: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListRefereesRequest, _arena_pb2.ListRefereesResponse]
+    """The live referees of this arena, with their load (any referee answers for all)."""
 
 @_typing.type_check_only
 class ArenaServiceAsyncStub(ArenaServiceStub):
@@ -139,6 +141,8 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     """Starts (or reconfigures) a game's continuous ladder (admin)."""
     StopLadder: _aio.UnaryUnaryMultiCallable[_arena_pb2.StopLadderRequest, _arena_pb2.Ladder]  # type: ignore[assignment]
     """Stops making a game's ladder matches; running ones finish (admin)."""
+    ListReferees: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListRefereesRequest, _arena_pb2.ListRefereesResponse]  # type: ignore[assignment]
+    """The live referees of this arena, with their load (any referee answers for all)."""
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     """The arena's public service."""
@@ -316,5 +320,13 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.Ladder, _abc.Awaitable[_arena_pb2.Ladder]]:
         """Stops making a game's ladder matches; running ones finish (admin)."""
+
+    @_abc_1.abstractmethod
+    def ListReferees(
+        self,
+        request: _arena_pb2.ListRefereesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListRefereesResponse, _abc.Awaitable[_arena_pb2.ListRefereesResponse]]:
+        """The live referees of this arena, with their load (any referee answers for all)."""
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,195 @@
+"""Messages between a bot's referee and the referee hosting its match.
+
+The host's `Hub` knows a bot connected elsewhere as `Elsewhere` and sends it messages through the
+relay (`TO_BOT`); the bot's referee forwards the bot's answers and resignations to the host
+(`FROM_BOT`). A bot's comings and goings are announced to the hosts of its unfinished matches,
+which then send it their MatchStarts and open requests. Every envelope from a host carries its
+lease epoch: a message from a host that lost the match to a newer one is never shown to the bot,
+and the bot's answers follow the newest host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Protocol
+
+from arena.referee.match import MatchRunner
+from arena.referee.problems import not_yours
+from arena.referee.registry import Registry
+from arena.referee.relay import Envelope, Kind, Relay
+from arena.referee.sessions import Hub, Session
+from arena.storage.db import Database
+from arena.storage.errors import StorageError
+from arena.v1 import bot_pb2
+
+log = logging.getLogger(__name__)
+
+
+class Host(Protocol):
+    """What the cluster needs of its referee (`arena.referee.app.Referee`)."""
+
+    runners: dict[int, MatchRunner]
+    hub: Hub
+    db: Database
+    draining: bool
+
+    async def host_placed(self, match_id: int) -> None:
+        """Claim and play a match another referee placed here."""
+
+
+def match_of(message: bot_pb2.ArenaMessage) -> int:
+    """The match an ArenaMessage is about (0 for none)."""
+    kind = message.WhichOneof("kind")
+    return int(getattr(getattr(message, kind), "match_id", 0)) if kind else 0
+
+
+class BotRoutes:
+    """This referee's end of the routes between bots and the hosts of their matches."""
+
+    def __init__(self, referee: Host, relay: Relay, registry: Registry) -> None:
+        self.referee = referee
+        self.relay = relay
+        self.registry = registry
+        self.name = relay.name
+        self.hosts: dict[int, tuple[str, int]] = {}
+        """Match id -> (host, lease epoch) of matches hosted elsewhere that bots here play."""
+        self._told: dict[int, set[str]] = {}
+        """Bot id -> the other referees that were told the bot is connected here."""
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def forget_hosts(self, live: set[str]) -> None:
+        """Drop what is known of matches hosted by referees that are no longer live."""
+        for match_id, (host, _) in list(self.hosts.items()):
+            if host not in live:
+                del self.hosts[match_id]
+
+    async def bot_connected(self, session: Session) -> int:
+        """Announce a new stream: an older one elsewhere is closed, the hosts of the bot's
+        matches send it their MatchStarts and open requests. Returns how many unfinished
+        matches the bot plays (0 if Redis or the database cannot say)."""
+        try:
+            previous = await self.registry.bot_here(session.bot_id, session.form)
+            if previous is not None:
+                self.relay.send(previous, Envelope(Kind.REPLACED, self.name, session.bot_id))
+            return await self.announce(session)
+        except Exception as exc:  # its matches hosted here still play; the heartbeat retries
+            log.warning("bot %s: cannot announce it to the other referees: %s", session.bot_id, exc)
+            return 0
+
+    async def announce(self, session: Session) -> int:
+        """Tell the hosts of the bot's unfinished matches that it is connected here."""
+        matches = await self.referee.db.match_hosts_of_bot(session.bot_id)
+        told = self._told.setdefault(session.bot_id, set())
+        for host in {h for _, h in matches if h is not None and h != self.name}:
+            told.add(host)
+            self.relay.send(
+                host, Envelope(Kind.CONNECTED, self.name, session.bot_id, number=session.form)
+            )
+        return len(matches)
+
+    async def bot_disconnected(self, session: Session) -> None:
+        """The stream ended: the hosts of its matches start the bot's reconnect grace."""
+        if session.replaced or self.referee.hub.session(session.bot_id) is not None:
+            return  # a newer stream holds the bot
+        try:
+            await self.registry.bot_left(session.bot_id)
+        except Exception as exc:  # Redis down: the bot's key expires by itself
+            log.warning("bot %s: cannot remove its presence: %s", session.bot_id, exc)
+        for host in self._told.pop(session.bot_id, set()):
+            self.relay.send(host, Envelope(Kind.DISCONNECTED, self.name, session.bot_id))
+
+    async def forward(
+        self, bot_id: int, message: bot_pb2.BotMessage, raw: bytes
+    ) -> bot_pb2.ArenaMessage | None:
+        """Send a bot's action or resignation to the referee hosting its match; a Problem if
+        no live referee hosts it."""
+        kind = message.WhichOneof("kind")
+        part = message.action if kind == "action" else message.resign
+        match_id = part.match_id
+        decision = message.action.decision if kind == "action" else 0
+        known = self.hosts.get(match_id)
+        if known is None:
+            try:
+                stored = await self.referee.db.match_host(match_id)
+            except StorageError:
+                stored = None
+            if stored is None or stored[0] is None or stored[0] == self.name:
+                return not_yours(match_id, decision)
+            known = self.hosts[match_id] = (stored[0], stored[1])
+        self._told.setdefault(bot_id, set()).add(known[0])
+        self.relay.send(known[0], Envelope(Kind.FROM_BOT, self.name, bot_id, match_id, 0, raw))
+        return None
+
+    # -- the relay's deliveries ------------------------------------------------------------------
+    def to_bot(self, referee: str, bot_id: int, message: bot_pb2.ArenaMessage) -> None:
+        match_id = match_of(message)
+        runner = self.referee.runners.get(match_id)
+        epoch = runner.epoch if runner is not None else 0
+        payload = message.SerializeToString()
+        self.relay.send(referee, Envelope(Kind.TO_BOT, self.name, bot_id, match_id, epoch, payload))
+
+    async def receive(self, envelope: Envelope) -> None:
+        hub = self.referee.hub
+        kind, sender, bot_id = envelope.kind, envelope.sender, envelope.bot_id
+        if kind is Kind.TO_BOT:
+            self._deliver_to_bot(envelope)
+        elif kind is Kind.FROM_BOT:
+            self._from_bot(envelope)
+        elif kind is Kind.CONNECTED:
+            hub.connected_elsewhere(bot_id, sender, envelope.number)
+            for runner in list(self.referee.runners.values()):
+                if runner.seats_of(bot_id):
+                    for message in runner.resume_messages(bot_id):
+                        hub.send(bot_id, message)
+        elif kind in (Kind.DISCONNECTED, Kind.NOT_HERE):
+            hub.gone_elsewhere(bot_id, sender)
+        elif kind is Kind.REPLACED:
+            session = hub.session(bot_id)
+            if session is not None:
+                session.replaced = True
+                hub.disconnect(session)
+        elif kind is Kind.HOST:
+            task = asyncio.create_task(self.referee.host_placed(envelope.match_id))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def _deliver_to_bot(self, envelope: Envelope) -> None:
+        session = self.referee.hub.session(envelope.bot_id)
+        if session is None:
+            self.relay.send(envelope.sender, Envelope(Kind.NOT_HERE, self.name, envelope.bot_id))
+            return
+        match_id, epoch = envelope.match_id, envelope.number
+        if match_id:
+            known = self.hosts.get(match_id)
+            if known is not None and epoch < known[1]:
+                return  # from a host that lost the match to a newer one: never shown
+            self.hosts[match_id] = (envelope.sender, epoch)
+        message = bot_pb2.ArenaMessage.FromString(envelope.payload)
+        if message.WhichOneof("kind") == "match_end":
+            self.hosts.pop(match_id, None)
+        self._told.setdefault(envelope.bot_id, set()).add(envelope.sender)
+        session.send(message)
+
+    def _from_bot(self, envelope: Envelope) -> None:
+        bot_id, match_id = envelope.bot_id, envelope.match_id
+        runner = self.referee.runners.get(match_id)
+        message = bot_pb2.BotMessage.FromString(envelope.payload)
+        if runner is None or not runner.seats_of(bot_id):
+            decision = message.action.decision if message.HasField("action") else 0
+            self._reply(envelope.sender, bot_id, not_yours(match_id, decision))
+            return
+        hub = self.referee.hub
+        if not hub.is_connected(bot_id):  # its CONNECTED was lost (e.g. sent to a dead host)
+            hub.connected_elsewhere(bot_id, envelope.sender, bot_pb2.PAYLOAD_FORM_UNSPECIFIED)
+        if message.HasField("resign"):
+            runner.resign(bot_id, message.resign.reason)
+            return
+        reply = runner.deliver(bot_id, message.action)
+        if reply is not None:
+            self._reply(envelope.sender, bot_id, reply)
+
+    def _reply(self, referee: str, bot_id: int, message: bot_pb2.ArenaMessage) -> None:
+        payload = message.SerializeToString()
+        envelope = Envelope(Kind.TO_BOT, self.name, bot_id, 0, 0, payload)
+        self.relay.send(referee, envelope)

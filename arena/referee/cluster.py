@@ -1,0 +1,168 @@
+"""One referee among several: bots connected anywhere, matches hosted anywhere.
+
+A match is played by the referee that hosts it (holds its lease); a bot's stream may be open on
+any referee. The hosting referee's `Hub` knows such a bot as `Elsewhere` and sends it messages
+through the `Relay`; the bot's referee forwards its answers to the host. Who is alive and where
+each bot is connected lives in the `Registry` (Redis keys that expire). The lichess split of
+socket servers from the game server, talking over Redis, is the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+
+import redis.asyncio as aioredis
+
+from arena.ops import metrics
+from arena.referee.bot_routes import BotRoutes, Host
+from arena.referee.placement import place
+from arena.referee.registry import RefereeInfo, Registry
+from arena.referee.relay import Envelope, Kind, Relay
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterTimings:
+    """How often a referee says it is alive, and how long the others wait before they stop
+    believing it."""
+
+    beat: timedelta = timedelta(seconds=1)
+    ttl: timedelta = timedelta(seconds=5)
+
+
+class NameTaken(RuntimeError):
+    """A live referee already uses this referee's name."""
+
+
+class Cluster:
+    """This referee's side of the arena's referee tier."""
+
+    def __init__(
+        self,
+        referee: Host,
+        redis: aioredis.Redis,
+        namespace: str,
+        name: str,
+        address: str,
+        timings: ClusterTimings = ClusterTimings(),
+    ) -> None:
+        self.referee = referee
+        self.redis = redis
+        self.name = name
+        self.timings = timings
+        self.registry = Registry(redis, namespace, name, address, timings.ttl)
+        self.relay = Relay(redis, namespace, name, self._receive)
+        self.routes = BotRoutes(referee, self.relay, self.registry)
+        self.live: list[RefereeInfo] = []
+        self._beating: asyncio.Task[None] | None = None
+
+    # -- life ----------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Join the arena: refuse a name a live referee uses, subscribe, start the heartbeat."""
+        # A referee restarted right after a crash finds its old entry until it expires.
+        until = time.monotonic() + (self.timings.ttl + self.timings.beat).total_seconds()
+        while not await self.registry.claim_name() and time.monotonic() < until:
+            await asyncio.sleep(self.timings.beat.total_seconds() / 2)
+        if not await self.registry.claim_name():
+            raise NameTaken(
+                f"a live referee is already named {self.name!r}; give each referee its own --name"
+            )
+        await self.relay.start()
+        self.referee.hub.remote_send = self.routes.to_bot
+        await self._beat()
+        self._beating = asyncio.create_task(self._beat_forever(), name="referee-heartbeat")
+
+    async def stop(self) -> None:
+        """Leave the arena: the others stop routing here at once instead of after the TTL."""
+        if self._beating is not None:
+            self._beating.cancel()
+        try:
+            await self.registry.leave()
+        except Exception as exc:  # Redis down: the entry expires by itself
+            log.warning("could not leave the referee registry: %s", exc)
+        await self.relay.stop()
+        await self.redis.aclose()
+
+    async def _beat_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.timings.beat.total_seconds())
+            try:
+                await self._beat()
+            except Exception as exc:  # Redis down: keep playing local matches, try again
+                log.warning("referee heartbeat failed: %s", exc)
+
+    async def _beat(self) -> None:
+        hub = self.referee.hub
+        bots = {s.bot_id: s.form for s in hub.sessions()}
+        was_dead = await self.registry.beat(len(self.referee.runners), bots, self.referee.draining)
+        if was_dead and self.live:
+            # Taken for dead (e.g. paused): the hosts may have given up on our bots; tell them.
+            log.warning("this referee's registry entry had expired; announcing its bots again")
+            for session in hub.sessions():
+                await self.routes.announce(session)
+        self.live = await self.registry.live()
+        names = {r.name for r in self.live}
+        metrics.LIVE_REFEREES.labels(self.name).set(len(names))
+        metrics.REFEREE_HOSTED_MATCHES.labels(self.name).set(len(self.referee.runners))
+        for bot_id, referee in hub.bots_elsewhere().items():
+            if referee not in names:  # its referee died: the reconnect grace starts now
+                hub.gone_elsewhere(bot_id, referee)
+        self.routes.forget_hosts(names)
+
+    # -- placement -------------------------------------------------------------------------------
+    async def place(self, bot_ids: Sequence[int]) -> str:
+        """The referee a new match of these bots goes to (see `placement.place`)."""
+        hub = self.referee.hub
+        where = {hub.where(b) or (self.name if hub.session(b) else None) for b in bot_ids}
+        missing = [b for b in bot_ids if not hub.is_connected(b)]
+        where |= {referee for referee, _ in (await self.registry.locate(missing)).values()}
+        chosen = place({w for w in where if w}, self.live, self.name)
+        if chosen != self.name:
+            await self.registry.count_placed(chosen)
+        return chosen
+
+    async def hand_over(
+        self, match_ids: Sequence[int], wait: timedelta = timedelta(seconds=3)
+    ) -> None:
+        """Ask the other live referees to host matches this draining one released (spread over
+        them, least loaded first), and wait a little for them to take them: the bots connected
+        here are told to leave only after their matches have a new host."""
+        others = sorted(
+            (r for r in self.live if r.name != self.name and not r.draining),
+            key=lambda r: (r.hosted, r.name),
+        )
+        if not others or not match_ids:
+            return
+        for i, match_id in enumerate(match_ids):
+            self.send_host(others[i % len(others)].name, match_id)
+        waiting, until = set(match_ids), time.monotonic() + wait.total_seconds()
+        while waiting and time.monotonic() < until:
+            await asyncio.sleep(0.05)
+            for match_id in sorted(waiting):
+                stored = await self.referee.db.match_host(match_id)
+                if stored is None or stored[0] not in (None, self.name):
+                    waiting.discard(match_id)
+        if waiting:
+            log.warning("matches %s not yet taken over; a scan will", sorted(waiting))
+
+    def send_host(self, referee: str, match_id: int) -> None:
+        """Ask `referee` to host a match placed on it."""
+        self.relay.send(referee, Envelope(Kind.HOST, self.name, match_id=match_id))
+
+    async def locate_seats(self, bot_ids: Sequence[int]) -> None:
+        """Learn which of a match's bots are connected to other referees (a match just created
+        or taken over here)."""
+        hub = self.referee.hub
+        missing = [b for b in bot_ids if hub.session(b) is None]
+        for bot_id, (referee, form) in (await self.registry.locate(missing)).items():
+            if referee != self.name:
+                hub.connected_elsewhere(bot_id, referee, form)
+
+    async def _receive(self, envelope: Envelope) -> None:
+        await self.routes.receive(envelope)

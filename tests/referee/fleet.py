@@ -1,0 +1,154 @@
+"""Several `arena serve` processes forming one arena: same database, same Redis, own names."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+
+from arena.v1 import arena_pb2
+from tests.referee.harness import ADMIN, stub
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+class Fleet:
+    """N referee processes; referee i is named `ref-i` and listens on `addresses[i]`."""
+
+    def __init__(
+        self,
+        database_url: str,
+        redis_url: str,
+        count: int,
+        logs: Path,
+        lease: float = 2.0,
+        per_decision: float = 2.0,
+    ) -> None:
+        self.database_url = database_url
+        self.redis_url = redis_url
+        self.ports = [free_port() for _ in range(count)]
+        self.addresses = [f"127.0.0.1:{port}" for port in self.ports]
+        self.logs = logs
+        self.lease = lease
+        self.per_decision = per_decision
+        self.processes: list[subprocess.Popen[bytes] | None] = [None] * count
+
+    def name(self, index: int) -> str:
+        return f"ref-{index}"
+
+    def start(self, index: int) -> None:
+        env = {
+            **os.environ,
+            "ARENA_DATABASE_URL": self.database_url,
+            "ARENA_REDIS_URL": self.redis_url,
+            "ARENA_LOG_FORMAT": "text",
+        }
+        with (self.logs / f"{self.name(index)}.log").open("ab") as log:
+            self.processes[index] = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "arena.cli.main",
+                    "serve",
+                    "--port",
+                    str(self.ports[index]),
+                    "--metrics-port",
+                    "-1",
+                    "--name",
+                    self.name(index),
+                    "--admin-token",
+                    ADMIN,
+                    "--per-decision",
+                    str(self.per_decision),
+                    "--lease",
+                    str(self.lease),
+                    "--advertise",
+                    self.addresses[index],
+                ],
+                env=env,
+                stdout=log,
+                stderr=log,
+            )
+
+    async def start_all(self) -> None:
+        for index in range(len(self.ports)):
+            self.start(index)
+        for address in self.addresses:
+            await until_serving(address)
+        await self.until_live(len(self.ports))
+
+    async def until_live(self, count: int, timeout: float = 20.0) -> list[arena_pb2.Referee]:
+        """Wait until the arena lists `count` live referees; return them."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + timeout
+        while True:
+            for index, address in enumerate(self.addresses):
+                if self.processes[index] is None or self.processes[index].poll() is not None:
+                    continue
+                channel, api = stub(address)
+                async with channel:
+                    try:
+                        listed = await api.ListReferees(arena_pb2.ListRefereesRequest(), timeout=2)
+                    except Exception:  # that one is stopping or stopped: ask another
+                        continue
+                if len(listed.referees) == count:
+                    return list(listed.referees)
+                break
+            if loop.time() > until:
+                raise TimeoutError(f"the arena never listed {count} live referees")
+            await asyncio.sleep(0.1)
+
+    def signal(self, index: int, sig: signal.Signals) -> None:
+        process = self.processes[index]
+        assert process is not None
+        process.send_signal(sig)
+
+    def index_of(self, name: str) -> int:
+        return int(name.rsplit("-", 1)[1])
+
+    def stop_all(self) -> None:
+        for process in self.processes:
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGCONT)
+                process.kill()
+        for process in self.processes:
+            if process is not None:
+                process.wait(10)
+
+    def log_tail(self) -> str:
+        return "\n".join(
+            f"== {path.name}\n{path.read_text()[-4000:]}"
+            for path in sorted(self.logs.glob("*.log"))
+        )
+
+    def decisions(self, match_id: int) -> list[tuple[int, int]]:
+        """(number, epoch) of every logged decision of the match, by number."""
+        with psycopg.connect(self.database_url) as conn:
+            rows = conn.execute(
+                "SELECT number, epoch FROM decisions WHERE match_id = %s ORDER BY number",
+                (match_id,),
+            ).fetchall()
+        return [(int(n), int(e)) for n, e in rows]
+
+
+async def until_serving(address: str, timeout: float = 30.0) -> None:
+    channel, api = stub(address)
+    async with channel:
+        for _ in range(int(timeout / 0.1)):
+            try:
+                await api.ListGames(arena_pb2.ListGamesRequest(), timeout=1)
+                return
+            except Exception:  # not listening yet
+                await asyncio.sleep(0.1)
+    raise TimeoutError(f"no referee at {address}")
