@@ -1,7 +1,7 @@
 """Durable state in Postgres: schema and migrations, the `Database` and the group-committed log."""
 
 from arena.storage.db import Database
-from arena.storage.errors import Conflict, NotFound, StorageError, Unavailable
+from arena.storage.errors import Conflict, Fenced, NotFound, StorageError, Unavailable
 from arena.storage.group_commit import DecisionWriter
 from arena.storage.rows import (
     BotRow,
@@ -21,6 +21,7 @@ __all__ = [
     "Database",
     "DecisionRow",
     "DecisionWriter",
+    "Fenced",
     "MatchRow",
     "MatchStatus",
     "NotFound",

@@ -1,7 +1,7 @@
 """The arena's Postgres as one object: its pool, its group-committed log and the referee queries.
 
-Each query lives with its concept (`bots`, `matches`, `match_reads`, `decision_log`); `Database`
-is the one handle callers hold, so every caller shares one pool and one decision writer.
+Each query lives with its concept (`bots`, `matches`, `leases`, `match_reads`, `decision_log`);
+`Database` is the one handle callers hold, so every caller shares one pool and one decision writer.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from psycopg import AsyncConnection
 from arena.storage import bots, decision_log, match_reads, matches
 from arena.storage.errors import StorageError
 from arena.storage.group_commit import DecisionWriter
+from arena.storage.leases import MatchLeases
 from arena.storage.migrate import migrate
 from arena.storage.pool import Pool, PoolSettings, describe_url
 from arena.storage.rows import BotRow, DecisionRow, MatchRow, MatchStatus, SeatResult, TableKey
@@ -25,8 +26,11 @@ from engines.record import Record
 __all__ = ["Database", "PoolSettings", "describe_url"]
 
 
-class Database:
-    """Postgres through a pool of async connections; build it with `await Database.open(url)`."""
+class Database(MatchLeases):
+    """Postgres through a pool of async connections; build it with `await Database.open(url)`.
+
+    The match lease calls (`claim_match`, `renew_leases`, ...) come from `MatchLeases`.
+    """
 
     def __init__(self, pool: Pool) -> None:
         self.pool = pool
@@ -139,31 +143,28 @@ class Database:
             reuse_active=reuse_active,
         )
 
-    async def start_match(self, match_id: int, host: str) -> None:
-        """Mark a match running on `host` (again, when a new host resumes it)."""
-        await matches.start_match(self.pool, match_id, host)
+    async def start_match(self, match_id: int, host: str, epoch: int = 0) -> None:
+        """Mark a match running on `host` (again, when a new host resumes it); `Fenced` unless
+        `epoch` is the match's lease epoch."""
+        await matches.start_match(self.pool, match_id, host, epoch)
 
     async def record_decision(self, decision: DecisionRow) -> None:
         """Log one decision; returns once it is committed (group commit, see `DecisionWriter`)."""
         await self.writer.write(decision)
 
-    async def claim_matches(self, host: str, *, released_only: bool = False) -> list[int]:
-        """Make `host` the host of its own unfinished matches and of released running ones."""
-        return await matches.claim_matches(self.pool, host, released_only=released_only)
-
-    async def release_matches(self, host: str) -> list[int]:
-        """Let go of `host`'s unfinished matches so that any referee may resume them."""
-        return await matches.release_matches(self.pool, host)
-
     async def finish_match(
-        self, match_id: int, termination: Termination, results: Sequence[SeatResult]
+        self,
+        match_id: int,
+        termination: Termination,
+        results: Sequence[SeatResult],
+        epoch: int = 0,
     ) -> None:
-        """Mark a running match finished with one result per seat, in seat order."""
-        await matches.finish_match(self.pool, match_id, termination, results)
+        """Mark a running match finished with one result per seat, in seat order; fenced."""
+        await matches.finish_match(self.pool, match_id, termination, results, epoch)
 
-    async def abort_match(self, match_id: int, reason: str) -> None:
-        """Mark a pending or running match aborted, keeping `reason` as its termination."""
-        await matches.abort_match(self.pool, match_id, reason)
+    async def abort_match(self, match_id: int, reason: str, epoch: int | None = None) -> None:
+        """Mark a pending or running match aborted, keeping `reason`; fenced if `epoch` is given."""
+        await matches.abort_match(self.pool, match_id, reason, epoch)
 
     async def resign_seats(self, match_id: int, seats: Sequence[int]) -> None:
         """Store that `seats` of a running match resigned: a resumed match keeps them out."""

@@ -3,6 +3,7 @@
 StorageError        anything the storage layer could not do
 ├── NotFound        a row that should exist does not (match 12, bot 'alice')
 ├── Conflict        a write collides with stored data (duplicate name, finished match)
+│   └── Fenced      the writer's lease epoch is stale: another referee hosts the match now
 └── Unavailable     Postgres cannot be reached, or dropped the connection
 """
 
@@ -23,6 +24,31 @@ class NotFound(StorageError):
 
 class Conflict(StorageError):
     """A write collides with stored data."""
+
+
+class Fenced(Conflict):
+    """This host's lease epoch is stale; another referee hosts the match now.
+
+    Every write of a host carries the epoch its claim returned; a takeover bumps the match's
+    epoch, so the old host (paused, partitioned) gets this instead of writing. It must stop
+    playing the match: its new host resumes it from the decision log.
+    """
+
+    def __init__(self, what: str, match_id: int, epoch: int, current: int) -> None:
+        # Every value in `args`, so that the error pickles and copies like any other.
+        super().__init__(what, match_id, epoch, current)
+        self.what = what
+        self.match_id = match_id
+        self.epoch = epoch
+        """The stale epoch the write carried."""
+        self.current = current
+        """The match's lease epoch now."""
+
+    def __str__(self) -> str:
+        return (
+            f"{self.what}: fenced, match {self.match_id} is at lease epoch {self.current}, "
+            f"not {self.epoch}: another referee hosts it now"
+        )
 
 
 class Unavailable(StorageError):

@@ -1,4 +1,8 @@
-"""A match's life in storage: created, started by a host, released, finished or aborted."""
+"""A match's life in storage: created, started by a host, finished or aborted (fenced writes).
+
+A host's writes carry the lease epoch its claim returned (`arena.storage.leases`) and are
+refused with `Fenced` once another referee took the match over; epoch 0 is an unclaimed match's.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from typing import Any
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
-from arena.storage.errors import Conflict, NotFound, StorageError
+from arena.storage.errors import Conflict, Fenced, NotFound, StorageError
 from arena.storage.pool import Pool
 from arena.storage.rows import MatchStatus, SeatResult, TableKey
 from arena.storage.sql import query
@@ -80,13 +84,14 @@ async def create_match(
         return match_id
 
 
-async def start_match(pool: Pool, match_id: int, host: str) -> None:
-    """Mark a match running on `host` (again, when a new host resumes it)."""
+async def start_match(pool: Pool, match_id: int, host: str, epoch: int = 0) -> None:
+    """Mark a match running on `host` (again, when a new host resumes it); fenced by `epoch`."""
     what = f"start match {match_id} on {host!r}"
+    params = {"match_id": match_id, "host": host, "epoch": epoch}
     async with pool.connection(what) as conn:
-        cursor = await conn.execute(query("start_match"), {"match_id": match_id, "host": host})
+        cursor = await conn.execute(query("start_match"), params)
         if await cursor.fetchone() is None:
-            raise await _status_error(conn, what, match_id)
+            raise await _status_error(conn, what, match_id, epoch)
 
 
 async def claim_matches(pool: Pool, host: str, *, released_only: bool = False) -> list[int]:
@@ -100,20 +105,18 @@ async def claim_matches(pool: Pool, host: str, *, released_only: bool = False) -
         return sorted(int(row[0]) for row in await cursor.fetchall())
 
 
-async def release_matches(pool: Pool, host: str) -> list[int]:
-    """Let go of `host`'s unfinished matches so that any referee may resume them."""
-    async with pool.connection(f"release matches of {host!r}") as conn:
-        cursor = await conn.execute(query("release_matches"), {"host": host})
-        return sorted(int(row[0]) for row in await cursor.fetchall())
-
-
 async def finish_match(
-    pool: Pool, match_id: int, termination: Termination, results: Sequence[SeatResult]
+    pool: Pool,
+    match_id: int,
+    termination: Termination,
+    results: Sequence[SeatResult],
+    epoch: int = 0,
 ) -> None:
-    """Mark a running match finished with one result per seat, in seat order."""
+    """Mark a running match finished with one result per seat, in seat order; fenced by `epoch`."""
     what = f"finish match {match_id}"
     params = {
         "match_id": match_id,
+        "epoch": epoch,
         "termination": termination.value,
         "seats": list(range(len(results))),
         "ranks": [r.rank for r in results],
@@ -126,20 +129,23 @@ async def finish_match(
         cursor = await conn.execute(query("finish_match"), params)
         row = await cursor.fetchone()
         if row is None:
-            raise await _status_error(conn, what, match_id)
+            raise await _status_error(conn, what, match_id, epoch)
         if row[0] != len(results):
             raise ValueError(f"{what}: {row[0]} seats but {len(results)} results")
         await conn.execute(query("record_results"), params)
 
 
-async def abort_match(pool: Pool, match_id: int, reason: str) -> None:
-    """Mark a pending or running match aborted, keeping `reason` as its termination."""
+async def abort_match(pool: Pool, match_id: int, reason: str, epoch: int | None = None) -> None:
+    """Mark a pending or running match aborted, keeping `reason` as its termination.
+
+    A host passes its lease `epoch` (fenced); an administrator passes None (never fenced).
+    """
     what = f"abort match {match_id}"
     async with pool.connection(what) as conn:
-        params = {"match_id": match_id, "reason": reason}
+        params = {"match_id": match_id, "reason": reason, "epoch": epoch}
         cursor = await conn.execute(query("abort_match"), params)
         if await cursor.fetchone() is None:
-            raise await _status_error(conn, what, match_id)
+            raise await _status_error(conn, what, match_id, epoch)
 
 
 async def resign_seats(pool: Pool, match_id: int, seats: Sequence[int]) -> None:
@@ -161,10 +167,15 @@ async def _active_adhoc_match(
     return None if row is None else int(row[0])
 
 
-async def _status_error(conn: AsyncConnection[Any], what: str, match_id: int) -> StorageError:
+async def _status_error(
+    conn: AsyncConnection[Any], what: str, match_id: int, epoch: int | None = None
+) -> StorageError:
+    """Why a write found no row: no match, a stale epoch (checked first) or the wrong status."""
     cursor = await conn.execute(query("match_status"), {"match_id": match_id})
     row = await cursor.fetchone()
     if row is None:
         return NotFound(f"{what}: no such match")
+    if epoch is not None and int(row[1]) != epoch:
+        return Fenced(what, match_id, epoch, int(row[1]))
     status = row[0].value if isinstance(row[0], MatchStatus) else row[0]
     return Conflict(f"{what}: the match is {status}")

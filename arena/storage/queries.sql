@@ -71,16 +71,19 @@ SELECT coalesce(array_agg(bot_id ORDER BY seat), '{}') AS bot_ids
 FROM seats WHERE match_id = %(match_id)s;
 
 -- name: start_match
--- A running match may be started again: that is a new host resuming it.
+-- A running match may be started again: that is a new host resuming it. Fenced: only by the
+-- holder of the current lease epoch (0 for a match never claimed).
 UPDATE matches
 SET status = 'running', host = %(host)s, started_at = coalesce(started_at, now())
-WHERE id = %(match_id)s AND status IN ('pending', 'running')
+WHERE id = %(match_id)s AND status IN ('pending', 'running') AND lease_epoch = %(epoch)s
 RETURNING id;
 
 -- name: finish_match
+-- Fenced like `start_match`; a finished match holds no lease.
 UPDATE matches
-SET status = 'finished', termination = %(termination)s, finished_at = now()
-WHERE id = %(match_id)s AND status = 'running'
+SET status = 'finished', termination = %(termination)s, finished_at = now(),
+    lease_expires = NULL
+WHERE id = %(match_id)s AND status = 'running' AND lease_epoch = %(epoch)s
 RETURNING seats;
 
 -- name: record_results
@@ -95,23 +98,27 @@ FROM unnest(
 WHERE s.match_id = %(match_id)s AND s.seat = r.seat;
 
 -- name: abort_match
+-- Fenced only when an epoch is given (a host's abort); an admin's abort passes NULL.
 UPDATE matches
-SET status = 'aborted', termination = %(reason)s, finished_at = now()
+SET status = 'aborted', termination = %(reason)s, finished_at = now(), lease_expires = NULL
 WHERE id = %(match_id)s AND status IN ('pending', 'running')
+  AND (%(epoch)s::bigint IS NULL OR lease_epoch = %(epoch)s::bigint)
 RETURNING id;
 
 -- name: match_status
-SELECT status FROM matches WHERE id = %(match_id)s;
+SELECT status, lease_epoch FROM matches WHERE id = %(match_id)s;
 
 -- name: match
 SELECT id, game, rules_version, options, seats, seed, clock, status, termination, host,
-       created_at, started_at, finished_at, tournament_id, round_no, table_no, rated
+       created_at, started_at, finished_at, tournament_id, round_no, table_no, rated,
+       lease_epoch
 FROM matches WHERE id = %(match_id)s;
 
 -- name: list_matches
 -- Newest first; a NULL filter matches everything.
 SELECT id, game, rules_version, options, seats, seed, clock, status, termination, host,
-       created_at, started_at, finished_at, tournament_id, round_no, table_no, rated
+       created_at, started_at, finished_at, tournament_id, round_no, table_no, rated,
+       lease_epoch
 FROM matches AS m
 WHERE (%(status)s::match_status IS NULL OR m.status = %(status)s::match_status)
   AND (%(game)s::text IS NULL OR m.game = %(game)s::text)
@@ -128,20 +135,27 @@ FROM seats AS s JOIN bots AS b ON b.id = s.bot_id
 WHERE s.match_id = ANY(%(match_ids)s::bigint[])
 ORDER BY s.match_id, s.seat;
 
+-- name: lock_lease_epochs
+-- The fence of a decision batch, in its transaction: the lease epoch of each match it writes.
+-- FOR SHARE makes a takeover (which updates the row) wait for the batch to commit, and the batch
+-- wait for a takeover in flight; locking in id order keeps it from deadlocking with one.
+SELECT id, lease_epoch FROM matches WHERE id = ANY(%(match_ids)s::bigint[])
+ORDER BY id FOR SHARE;
+
 -- name: copy_decisions
 -- The fast path of group commit: a whole batch in one COPY.
-COPY decisions (match_id, number, label, joint, elapsed, strikes) FROM STDIN;
+COPY decisions (match_id, number, label, joint, elapsed, strikes, epoch) FROM STDIN;
 
 -- name: insert_decision
-INSERT INTO decisions (match_id, number, label, joint, elapsed, strikes)
-VALUES (%(match_id)s, %(number)s, %(label)s, %(joint)s, %(elapsed)s, %(strikes)s);
+INSERT INTO decisions (match_id, number, label, joint, elapsed, strikes, epoch)
+VALUES (%(match_id)s, %(number)s, %(label)s, %(joint)s, %(elapsed)s, %(strikes)s, %(epoch)s);
 
 -- name: decision
-SELECT match_id, number, label, joint, elapsed, strikes, created_at
+SELECT match_id, number, label, joint, elapsed, strikes, created_at, epoch
 FROM decisions WHERE match_id = %(match_id)s AND number = %(number)s;
 
 -- name: decisions
-SELECT match_id, number, label, joint, elapsed, strikes, created_at
+SELECT match_id, number, label, joint, elapsed, strikes, created_at, epoch
 FROM decisions WHERE match_id = %(match_id)s ORDER BY number;
 
 -- name: decision_counts
@@ -168,11 +182,6 @@ UPDATE matches SET host = %(host)s
 WHERE status = 'running' AND host IS NULL
 RETURNING id;
 
--- name: release_matches
--- On a graceful stop: the referee's unfinished matches, for any referee to resume.
-UPDATE matches SET host = NULL
-WHERE host = %(host)s AND status IN ('pending', 'running')
-RETURNING id;
 
 -- name: lock_adhoc_match
 -- Serialises creating ad-hoc matches of one (game, seed) until the end of the transaction.

@@ -134,6 +134,8 @@ class MatchRow:
     round_no: int | None
     table_no: int | None
     rated: bool
+    lease_epoch: int
+    """The fencing token of the match's lease: bumped by every claim (`arena.storage.leases`)."""
     seating: tuple[SeatRow, ...] = ()
 
     @property
@@ -166,6 +168,9 @@ class DecisionRow:
     (`arena.storage.botstats.strike_note`; older rows may lack the kind)."""
     created_at: datetime | None = None
     """Set on rows read back; ignored on write."""
+    epoch: int = 0
+    """The lease epoch of the host writing the row: refused (`Fenced`) unless it is the match's
+    current one. Stored with the row, for audit."""
 
     def to_db(self) -> dict[str, Any]:
         """The JSON-ready column values (seat keys become strings, times become seconds)."""
@@ -176,6 +181,7 @@ class DecisionRow:
             "joint": {str(seat): action for seat, action in sorted(self.joint.items())},
             "elapsed": {str(s): t.total_seconds() for s, t in sorted(self.elapsed.items())},
             "strikes": {str(seat): why for seat, why in sorted(self.strikes.items())},
+            "epoch": self.epoch,
         }
 
     @staticmethod
@@ -188,6 +194,7 @@ class DecisionRow:
         elapsed: Mapping[str, float],
         strikes: Mapping[str, str],
         created_at: datetime,
+        epoch: int = 0,
     ) -> DecisionRow:
         """Rebuild a row from its columns (a `psycopg.rows.kwargs_row` factory)."""
         return DecisionRow(
@@ -198,4 +205,5 @@ class DecisionRow:
             elapsed={int(seat): timedelta(seconds=s) for seat, s in elapsed.items()},
             strikes={int(seat): why for seat, why in strikes.items()},
             created_at=created_at,
+            epoch=epoch,
         )

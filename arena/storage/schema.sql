@@ -65,6 +65,10 @@ CREATE TABLE matches (
     rated boolean NOT NULL DEFAULT false,
     -- A tournament table is replayed once when its match aborts: attempt 2 (migration 0006).
     attempt integer NOT NULL DEFAULT 1,
+    -- The fencing token of the match's lease: bumped by every claim (migration 0008).
+    lease_epoch bigint NOT NULL DEFAULT 0,
+    -- When the host's lease lapses unless renewed; NULL = no lease.
+    lease_expires timestamptz,
     CONSTRAINT matches_tournament_id_fkey FOREIGN KEY (tournament_id) REFERENCES tournaments (id),
     CONSTRAINT matches_table_key UNIQUE (tournament_id, round_no, table_no, attempt),
     CONSTRAINT matches_attempt_check CHECK (attempt BETWEEN 1 AND 2),
@@ -75,6 +79,7 @@ CREATE TABLE matches (
 );
 CREATE INDEX matches_game_idx ON matches (game, id DESC);
 CREATE INDEX matches_active_idx ON matches (host) WHERE status IN ('pending', 'running');
+CREATE INDEX matches_lease_idx ON matches (lease_expires) WHERE status IN ('pending', 'running');
 
 -- Who sits where, and how each seat ended.
 CREATE TABLE seats (
@@ -101,6 +106,8 @@ CREATE TABLE decisions (
     elapsed jsonb NOT NULL DEFAULT '{}',
     strikes jsonb NOT NULL DEFAULT '{}',
     created_at timestamptz NOT NULL DEFAULT now(),
+    -- The lease epoch of the host that wrote the row (migration 0008).
+    epoch bigint NOT NULL DEFAULT 0,
     PRIMARY KEY (match_id, number),
     CONSTRAINT decisions_number_check CHECK (number >= 0),
     CONSTRAINT decisions_joint_check CHECK (jsonb_typeof(joint) = 'object')
