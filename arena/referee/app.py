@@ -83,7 +83,7 @@ class Referee:
         """Held while a match is created or resumed, so one match never gets two runners."""
         self.draining = False
         """Set on SIGTERM: no new match is placed here, and the running ones are handed over."""
-        held = lambda: {i: r.epoch for i, r in self.runners.items()}  # noqa: E731
+        held = lambda: {i: r.epoch for i, r in self.runners.items() if not r.outcome}  # noqa: E731
         self.leases = LeaseKeeper(db, config.host, config.leases, held, self.drop, self._adopt)
         self.cluster: Cluster | None = None
 

@@ -103,8 +103,16 @@ class LeaseKeeper:
             log.warning("cannot renew the leases of %s matches: %s", len(held), exc)
             return
         for match_id in sorted(set(held) - set(renewed)):
+            now = await self.db.match_host(match_id)
+            if now == (self.host, held[match_id]):
+                continue  # still ours: it ended between the two reads
             metrics.LEASE_RENEWALS_FAILED.labels(self.host).inc()
-            log.warning("match %s: its lease was lost (another referee hosts it now)", match_id)
+            log.warning(
+                "match %s: lost its lease (epoch %s); now %s",
+                match_id,
+                held[match_id],
+                "ended" if now is None else f"host {now[0]}, epoch {now[1]}",
+            )
             self._lost(match_id)
 
     async def scan(self) -> list[int]:

@@ -158,7 +158,7 @@ class MatchRunner:
             elapsed[seat] = timedelta(0)
         move = self.driver.advance()
         number, label, wire = decision.number, decision.label, dict(move.wire)
-        row = DecisionRow(self.match_id, number, label, wire, elapsed, notes, self.epoch)
+        row = DecisionRow(self.match_id, number, label, wire, elapsed, notes, epoch=self.epoch)
         if self._resigning:  # a resumed match must not seat a resigned bot again
             resigning, self._resigning = self._resigning, []
             await asyncio.gather(*resigning)
