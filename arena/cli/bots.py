@@ -18,7 +18,7 @@ from arena.cli.bot_report import BotReport
 from arena.cli.bot_trial import Trial, bot_command
 from arena.cli.errors import CliError, ExitCode, positive
 from arena.cli.options import add_per_decision
-from arena.cli.target import ADDRESS_HELP, address_of
+from arena.cli.target import ADDRESS_HELP, address_of, addresses_of
 from arena.ops.logs import logged
 from arena.sdk import BotRejected, BotReplaced, StrategyBot
 from arena.v1 import arena_pb2, arena_pb2_grpc
@@ -46,7 +46,11 @@ def add_commands(sub: Any) -> None:
         help="how it plays (default: heuristic; random where a game has no heuristic)",
     )
     run.add_argument("--token", default="", help="the bot's token (default: ARENA_BOT_TOKEN)")
-    run.add_argument("--address", default="", help=ADDRESS_HELP)
+    run.add_argument(
+        "--address",
+        default="",
+        help=f"{ADDRESS_HELP}; with several it fails over to the next when a referee drops",
+    )
     run.add_argument("--seed", type=int, help="seed of its random choices (default: random)")
     run.add_argument(
         "--report",
@@ -124,7 +128,8 @@ def _bot_run(args: argparse.Namespace) -> int:
             "arena bot run needs a bot token",
             "pass --token or set ARENA_BOT_TOKEN (`arena bot register NAME` prints one)",
         )
-    address = address_of(args)
+    addresses = addresses_of(args)  # a bad list fails here, before anything connects
+    address = ",".join(addresses)
     bot = StrategyBot(args.strategy, args.seed)
     report = args.report == "lines" or (args.report == "auto" and sys.stdout.isatty())
     if report:
@@ -132,7 +137,7 @@ def _bot_run(args: argparse.Namespace) -> int:
         # The report says what the SDK's info lines would (connected, ...): keep warnings only.
         logging.getLogger("arena.sdk").setLevel(logging.WARNING)
     try:
-        bot.run(address, token)
+        bot.run(addresses, token)
     except BotReplaced as exc:
         raise CliError(
             f"stopped: {exc}",

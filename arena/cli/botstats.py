@@ -9,7 +9,7 @@ from typing import Any
 import grpc
 
 from arena.cli.errors import positive
-from arena.ops import home
+from arena.cli.target import ADDRESS_HELP, address_of
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 
@@ -57,8 +57,7 @@ def stats_lines(stats: arena_pb2.BotStats) -> list[str]:
 async def _stats(args: argparse.Namespace) -> int:
     # gRPC errors reach the shared one-line reporter (arena.cli.errors), like every command's.
     request = arena_pb2.GetBotStatsRequest(bot=args.name, game=args.game, problems=args.problems)
-    address = args.address or home.default_address()
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with grpc.aio.insecure_channel(address_of(args)) as channel:
         stats = await arena_pb2_grpc.ArenaServiceStub(channel).GetBotStats(request, timeout=30)
     for line in stats_lines(stats):
         print(line)
@@ -78,10 +77,5 @@ def add_stats_command(bot_sub: Any) -> None:
         default=10,
         help="Problems to list per game, at most 100 (default: 10)",
     )
-    stats.add_argument(
-        "--address",
-        default="",
-        help="the referee's host:port (default: ARENA_ADDRESS, else the stack `arena up` runs "
-        "in ARENA_HOME, else localhost:50051)",
-    )
+    stats.add_argument("--address", default="", help=ADDRESS_HELP)
     stats.set_defaults(func=lambda a: asyncio.run(_stats(a)))

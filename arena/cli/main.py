@@ -14,6 +14,7 @@ from arena.cli import matches as matches_cli
 from arena.cli import serve as service_cli
 from arena.cli.errors import CliError, ExitCode, Parser, positive, run_command
 from arena.cli.options import parse_options, split_names
+from arena.cli.target import ADDRESS_HELP
 from arena.render import Paint, final_lines, step_lines
 from arena.sdk.bots import strategy, strategy_names
 from arena.sdk.local import play_local
@@ -170,8 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument(
         "--address",
         default="",
-        help="the arena to fetch MATCH_ID from (default: ARENA_ADDRESS, else the stack "
-        "`arena up` runs in ARENA_HOME, else localhost:50051)",
+        help=f"the arena to fetch MATCH_ID from: {ADDRESS_HELP}",
     )
     rep.add_argument("--quiet", action="store_true", help="print only the verdict and result")
     rep.set_defaults(func=_cmd_replay)

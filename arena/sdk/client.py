@@ -8,11 +8,14 @@
 
 `decide` gets a `Turn` (sdk.bots.base): the seat's view and the legal actions in the game's JSON
 wire forms, and returns one action in that form. The SDK keeps one stream open, answers with an
-index when the action is listed (JSON otherwise), sends heartbeats, and reconnects with backoff
-when the stream drops. A wrong token stops it with `BotRejected`; another process connecting with
-the same token takes the bot's matches over and stops this one with `BotReplaced` (no reconnect,
-so two processes never kick each other off in a loop). Give it a `BotReport` (arena.cli.bot_report)
-to print a line per match, Problem and summary.
+index when the action is listed (JSON otherwise), sends heartbeats, and reconnects when the stream
+drops: to the next referee of a list ("a:1,b:2") within ~100 ms, then with backoff, so its seats
+are back well within the arena's reconnect grace (arena.sdk.addresses says what `address` may
+be; `self.matches` survives the switch and the referee re-sends what is pending). A wrong token
+stops it with `BotRejected`; another process connecting with the same token takes the bot's
+matches over and stops this one with `BotReplaced` (no reconnect, so two processes never kick
+each other off in a loop). Give it a `BotReport` (arena.cli.bot_report) to print a line per
+match, Problem and summary.
 """
 
 from __future__ import annotations
@@ -21,28 +24,31 @@ import asyncio
 import contextlib
 import json
 import logging
-import random
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from datetime import timedelta
 from typing import Any
 
 import grpc
 
 from arena.cli.bot_report import BotReport
+from arena.sdk.addresses import (
+    Rotation,
+    channel_options,
+    parse_addresses,
+)
 from arena.sdk.bots.base import Strategy, Turn, strategy
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from engines import HashRng, Json
 
 log = logging.getLogger(__name__)
 
-FIRST_BACKOFF = timedelta(milliseconds=100)
-"""The first pause before a failed stream is opened again; each next one doubles."""
-MAX_BACKOFF = timedelta(seconds=5)
-"""The longest pause between attempts to open a stream."""
 WELCOME_TIMEOUT = timedelta(seconds=10)
 """A stream that has not said Welcome by then is abandoned and opened again."""
+FAILOVER_WELCOME_TIMEOUT = timedelta(seconds=3)
+"""The same with several referees to try: a referee that has not answered by then (a host that
+drops packets, say) is left for the next well within a reconnect grace."""
 
 
 class BotRejected(Exception):
@@ -51,6 +57,10 @@ class BotRejected(Exception):
 
 class BotReplaced(BotRejected):
     """Another process connected with this bot's token and took its matches over."""
+
+
+class NoWelcome(TimeoutError):
+    """A referee accepted no stream, or said no Welcome, in time; another attempt follows."""
 
 
 def turn_of(request: bot_pb2.DecisionRequest, game: str, seats: int) -> Turn:
@@ -82,6 +92,15 @@ def turn_of(request: bot_pb2.DecisionRequest, game: str, seats: int) -> Turn:
         space=space,
         match_id=request.match_id,
     )
+
+
+async def heartbeats(outbox: asyncio.Queue[bot_pb2.BotMessage | None], every: timedelta) -> None:
+    """Put a Heartbeat on the outbox every `every`, until cancelled."""
+    while True:
+        await asyncio.sleep(every.total_seconds())
+        beat = bot_pb2.BotMessage(heartbeat=bot_pb2.Heartbeat())
+        beat.heartbeat.sent_at.GetCurrentTime()
+        outbox.put_nowait(beat)
 
 
 class Bot:
@@ -122,24 +141,29 @@ class Bot:
         """Ask `run` to return after closing the stream."""
         self._stop.set()
 
-    def run(self, address: str, token: str) -> None:
-        """Play until stopped (Ctrl-C); reconnects on its own."""
+    def run(self, address: str | Sequence[str], token: str) -> None:
+        """Play until stopped (Ctrl-C); reconnects on its own, to any of the addresses.
+
+        `address` is one referee ("host:port"), several ("a:1,b:2" or a sequence), or a gRPC
+        target such as "dns:///referees:50051" (balanced with round_robin). Raises AddressError
+        (a ValueError) for a malformed list."""
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(self.run_async(address, token))
 
-    async def run_async(self, address: str, token: str) -> None:
+    async def run_async(self, address: str | Sequence[str], token: str) -> None:
         """The async form of `run`. A `stop()` made before it starts is honoured."""
+        rotation = Rotation(parse_addresses(address))
         try:
-            await self._run_until_stopped(address, token)
+            await self._run_until_stopped(rotation, token)
         finally:
             self._stop = asyncio.Event()  # ready for another run, in any event loop
 
-    async def _run_until_stopped(self, address: str, token: str) -> None:
-        backoff = FIRST_BACKOFF
+    async def _run_until_stopped(self, rotation: Rotation, token: str) -> None:
         while not self._stop.is_set():
+            address = rotation.current
+            failure = "the stream ended"
             try:
-                await self._session(address, token)
-                backoff = FIRST_BACKOFF
+                await self._session(rotation, token)
             except grpc.aio.AioRpcError as exc:
                 if exc.code() == grpc.StatusCode.ABORTED:
                     raise BotReplaced(exc.details() or "replaced by another stream") from None
@@ -148,28 +172,33 @@ class Bot:
                     grpc.StatusCode.INVALID_ARGUMENT,
                 ):
                     raise BotRejected(f"{exc.code().name}: {exc.details()}") from None
-                if not self.bot_name and backoff == FIRST_BACKOFF:  # never connected: say so once
-                    log.warning(
-                        "cannot reach the arena at %s (%s); retrying until it answers",
-                        address,
-                        exc.code().name,
-                    )
-                log.info(
-                    "stream to %s failed (%s); retrying in %.1fs",
-                    address,
-                    exc.code().name,
-                    backoff.total_seconds(),
+                failure = exc.code().name
+            except NoWelcome as exc:
+                failure = str(exc)
+            if not self.bot_name and rotation.failures == 0:  # never connected: say so once
+                log.warning(
+                    "cannot reach the arena at %s (%s); retrying until it answers",
+                    ",".join(rotation.addresses),
+                    failure,
                 )
             if self._stop.is_set():
                 break
-            stop_wait = asyncio.ensure_future(self._stop.wait())
-            await asyncio.wait(
-                {stop_wait}, timeout=backoff.total_seconds() * (0.5 + random.random())
+            # Whatever ended the stream, the next attempt goes to the next referee (the same
+            # one when there is only one), soon: the seats wait only `reconnect_grace`.
+            pause = rotation.failed()
+            log.info(
+                "stream to %s: %s; trying %s in %.1fs",
+                address,
+                failure,
+                rotation.current,
+                pause.total_seconds(),
             )
+            stop_wait = asyncio.ensure_future(self._stop.wait())
+            await asyncio.wait({stop_wait}, timeout=pause.total_seconds())
             stop_wait.cancel()
-            backoff = min(backoff * 2, MAX_BACKOFF)
 
-    async def _session(self, address: str, token: str) -> None:
+    async def _session(self, rotation: Rotation, token: str) -> None:
+        address = rotation.current
         outbox: asyncio.Queue[bot_pb2.BotMessage | None] = asyncio.Queue()
         outbox.put_nowait(
             bot_pb2.BotMessage(hello=bot_pb2.Hello(token=token, client=self.client, form=self.form))
@@ -179,19 +208,26 @@ class Bot:
             while (message := await outbox.get()) is not None:
                 yield message
 
-        async with grpc.aio.insecure_channel(address) as channel:
+        # Another referee may answer when this one does not: wait less for a Welcome then.
+        wait = WELCOME_TIMEOUT if len(rotation.addresses) == 1 else FAILOVER_WELCOME_TIMEOUT
+        timed_out = asyncio.Event()
+
+        def give_up() -> None:
+            timed_out.set()
+            call.cancel()
+
+        async with grpc.aio.insecure_channel(address, options=channel_options(address)) as channel:
             call = bot_pb2_grpc.BotServiceStub(channel).Play(outgoing())
             stopper = asyncio.ensure_future(self._stop.wait())
             stopper.add_done_callback(lambda _: call.cancel())
-            no_welcome = asyncio.get_running_loop().call_later(
-                WELCOME_TIMEOUT.total_seconds(), call.cancel
-            )
+            no_welcome = asyncio.get_running_loop().call_later(wait.total_seconds(), give_up)
             heart: asyncio.Task[None] | None = None
             try:
                 async for message in call:
                     kind = message.WhichOneof("kind")
                     if kind == "welcome":
                         no_welcome.cancel()
+                        rotation.connected()
                         self.bot_name = message.welcome.bot_name
                         log.info("connected to %s as %s", address, self.bot_name)
                         if self.report is not None:
@@ -200,7 +236,7 @@ class Bot:
                             )
                         interval = message.welcome.heartbeat_interval.ToTimedelta()
                         every = interval or timedelta(seconds=10)
-                        heart = asyncio.create_task(self._heartbeat(outbox, every))
+                        heart = asyncio.create_task(heartbeats(outbox, every))
                     elif kind == "match_start":
                         self.matches[message.match_start.match_id] = message.match_start
                         self.on_match_start(message.match_start)
@@ -224,11 +260,14 @@ class Bot:
                         self.on_match_end(message.match_end)
                         if self.report is not None:
                             self.report.match_end(message.match_end)
-            except asyncio.CancelledError:
-                if not self._stop.is_set():
-                    raise
-            except grpc.aio.AioRpcError as exc:
-                if exc.code() != grpc.StatusCode.CANCELLED or not self._stop.is_set():
+            except (asyncio.CancelledError, grpc.aio.AioRpcError) as exc:
+                # call.cancel() ends the read with CancelledError (or a CANCELLED status).
+                cancelled = isinstance(exc, asyncio.CancelledError) or (
+                    exc.code() == grpc.StatusCode.CANCELLED
+                )
+                if cancelled and timed_out.is_set() and not self._stop.is_set():
+                    raise NoWelcome(f"no Welcome within {wait.total_seconds():g}s") from None
+                if not cancelled or not self._stop.is_set():
                     raise
             finally:
                 no_welcome.cancel()
@@ -236,15 +275,6 @@ class Bot:
                 if heart is not None:
                     heart.cancel()
                 outbox.put_nowait(None)
-
-    async def _heartbeat(
-        self, outbox: asyncio.Queue[bot_pb2.BotMessage | None], every: timedelta
-    ) -> None:
-        while True:
-            await asyncio.sleep(every.total_seconds())
-            beat = bot_pb2.BotMessage(heartbeat=bot_pb2.Heartbeat())
-            beat.heartbeat.sent_at.GetCurrentTime()
-            outbox.put_nowait(beat)
 
     async def _answer(self, request: bot_pb2.DecisionRequest) -> bot_pb2.Action | None:
         start = self.matches.get(request.match_id)

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // A minimal Arena bot in Node.js. It loads proto/arena/v1/bot.proto at run time with
 // @grpc/proto-loader (no code generation), opens one BotService.Play stream, and answers every
-// DecisionRequest with index 0 (or a random legal action with --random).
+// DecisionRequest with index 0 (or a random legal action with --random). When the stream drops it
+// reconnects, to the next referee when given several (--address a:50051,b:50051), and gets its
+// seats back if it is within the arena's reconnect_grace.
 //
-//   node bot.js --token TOKEN [--address localhost:50051] [--random] [--matches N]
+//   node bot.js --token TOKEN [--address localhost:50051[,HOST:PORT...]] [--random] [--matches N]
 //
 // See docs/protocol.md for the protocol this follows.
 'use strict';
@@ -11,6 +13,7 @@
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
+const { parseAddresses, channelOptions, Rotation } = require('./addresses');
 
 // -- arguments ---------------------------------------------------------------------------------
 function parseArgs(argv) {
@@ -31,6 +34,7 @@ function parseArgs(argv) {
     else throw new Error(`unknown argument ${a}`);
   }
   if (!args.token) throw new Error('pass --token TOKEN or set ARENA_BOT_TOKEN');
+  args.addresses = parseAddresses(args.address); // throws on an empty element or a bad port
   return args;
 }
 
@@ -79,82 +83,128 @@ function choose(req, useRandom) {
 }
 
 // -- the session -------------------------------------------------------------------------------
+// Answers to these end the bot for good: a wrong token, a malformed Hello, another process that
+// took the token over. Anything else (UNAVAILABLE when a referee dies, ...) means reconnect.
+const FINAL = ['UNAUTHENTICATED', 'INVALID_ARGUMENT', 'ABORTED'];
+
 function play(args) {
   const BotService = loadBotService(args.protoDir);
-  const client = new BotService(args.address, grpc.credentials.createInsecure());
-  const stream = client.Play();
-  const games = new Map(); // match_id -> MatchStart
+  const rotation = new Rotation(args.addresses);
+  const games = new Map(); // match_id -> MatchStart; kept across reconnects
   let ended = 0;
-  let heartbeat = null;
+  let stopping = false;
 
-  const finish = () => {
-    if (heartbeat) clearInterval(heartbeat);
-    stream.end();
-    client.close();
-  };
+  // One Play stream to rotation.current; when it ends, the next attempt (another referee).
+  function connect() {
+    const address = rotation.current;
+    const client = new BotService(address, grpc.credentials.createInsecure(), channelOptions(address));
+    const stream = client.Play();
+    let heartbeat = null;
+    let over = false;
 
-  stream.write({ hello: { token: args.token, client: 'arena-node-bot/0.1' } });
+    const close = () => {
+      if (heartbeat) clearInterval(heartbeat);
+      heartbeat = null;
+      client.close();
+    };
+    const retry = (why) => {
+      if (over) return; // once per stream
+      over = true;
+      close();
+      if (stopping) return;
+      const pause = rotation.failed();
+      console.error(`stream to ${address} ended (${why}); trying ${rotation.current} in ${Math.round(pause)} ms`);
+      setTimeout(connect, pause);
+    };
 
-  stream.on('data', (msg) => {
-    switch (msg.kind) {
-      case 'welcome': {
-        const w = msg.welcome;
-        const every = Number(w.heartbeat_interval.seconds) * 1000 || 10000;
-        heartbeat = setInterval(() => {
-          const now = Date.now();
-          stream.write({
-            heartbeat: { sent_at: { seconds: Math.floor(now / 1000), nanos: (now % 1000) * 1e6 } },
-          });
-        }, every);
-        console.log(`welcome: bot ${w.bot_name} (id ${w.bot_id}), ${w.active_matches} active matches`);
-        break;
-      }
-      case 'match_start': {
-        const s = msg.match_start;
-        games.set(s.match_id, s);
-        console.log(`match ${s.match_id}: ${s.game} seat ${s.seat} of ${s.seats}: ${s.players.join(', ')}`);
-        break;
-      }
-      case 'decision': {
-        stream.write({ action: choose(msg.decision, args.random) });
-        break;
-      }
-      case 'problem': {
-        const p = msg.problem;
-        console.log(`problem in match ${p.match_id} decision ${p.decision}: ${p.kind} ${p.message}` +
-          (p.strike ? ` (strike ${p.strikes}/${p.max_strikes})` : ''));
-        break;
-      }
-      case 'match_end': {
-        const e = msg.match_end;
-        games.delete(e.match_id);
-        const me = e.results.find((r) => r.seat === e.seat);
-        console.log(`match ${e.match_id} ended (${e.termination}): rank ${me.rank}, score ${me.score}, ` +
-          `strikes ${me.strikes}`);
-        ended += 1;
-        if (args.matches && ended >= args.matches) finish();
-        break;
-      }
-      case 'heartbeat':
-        break;
-      default:
-        console.log('unknown message', msg);
-    }
-  });
+    stream.write({ hello: { token: args.token, client: 'arena-node-bot/0.2' } });
+    // A referee that says nothing (a host that drops packets) is left for the next one; with
+    // several to try, sooner, so the seats are back within the reconnect grace.
+    const noWelcome = setTimeout(() => stream.cancel(), args.addresses.length > 1 ? 3000 : 10000);
 
-  stream.on('error', (err) => {
-    if (err.code === grpc.status.CANCELLED) return;
-    console.error(`stream ended: ${grpc.status[err.code]} ${err.details}`);
-    if (heartbeat) clearInterval(heartbeat);
-    process.exitCode = 1;
-  });
-  stream.on('end', () => {
-    if (heartbeat) clearInterval(heartbeat);
-  });
+    stream.on('data', (msg) => {
+      switch (msg.kind) {
+        case 'welcome': {
+          const w = msg.welcome;
+          clearTimeout(noWelcome);
+          rotation.connected();
+          const every = Number(w.heartbeat_interval.seconds) * 1000 || 10000;
+          heartbeat = setInterval(() => {
+            const now = Date.now();
+            stream.write({
+              heartbeat: { sent_at: { seconds: Math.floor(now / 1000), nanos: (now % 1000) * 1e6 } },
+            });
+          }, every);
+          console.log(`welcome from ${address}: bot ${w.bot_name} (id ${w.bot_id}), ` +
+            `${w.active_matches} active matches`);
+          break;
+        }
+        case 'match_start': {
+          // Sent again after a reconnect for every match still running: not a new match.
+          const s = msg.match_start;
+          if (!games.has(s.match_id)) {
+            console.log(`match ${s.match_id}: ${s.game} seat ${s.seat} of ${s.seats}: ${s.players.join(', ')}`);
+          }
+          games.set(s.match_id, s);
+          break;
+        }
+        case 'decision': {
+          stream.write({ action: choose(msg.decision, args.random) });
+          break;
+        }
+        case 'problem': {
+          const p = msg.problem;
+          console.log(`problem in match ${p.match_id} decision ${p.decision}: ${p.kind} ${p.message}` +
+            (p.strike ? ` (strike ${p.strikes}/${p.max_strikes})` : ''));
+          break;
+        }
+        case 'match_end': {
+          const e = msg.match_end;
+          games.delete(e.match_id);
+          const me = e.results.find((r) => r.seat === e.seat);
+          console.log(`match ${e.match_id} ended (${e.termination}): rank ${me.rank}, score ${me.score}, ` +
+            `strikes ${me.strikes}`);
+          ended += 1;
+          if (args.matches && ended >= args.matches) {
+            stopping = true;
+            stream.end();
+            close();
+          }
+          break;
+        }
+        case 'heartbeat':
+          break;
+        default:
+          console.log('unknown message', msg);
+      }
+    });
+
+    // 'status' comes exactly once per call, whatever ended it; 'error' repeats it for non-OK.
+    stream.on('error', () => {});
+    stream.on('status', (status) => {
+      clearTimeout(noWelcome);
+      const code = grpc.status[status.code];
+      if (FINAL.includes(code) && !stopping) {
+        console.error(`stopped: ${code} ${status.details}`);
+        stopping = true;
+        process.exitCode = 1;
+      }
+      retry(status.code === grpc.status.OK ? 'the referee closed it' : `${code} ${status.details}`);
+    });
+  }
+
+  connect();
 }
 
 if (require.main === module) {
-  play(parseArgs(process.argv));
+  let args;
+  try {
+    args = parseArgs(process.argv);
+  } catch (err) {
+    console.error(`bot.js: ${err.message}`); // one line, no stack trace: a usage mistake
+    process.exit(2);
+  }
+  play(args);
 }
 
-module.exports = { choose, loadBotService };
+module.exports = { choose, loadBotService, play };

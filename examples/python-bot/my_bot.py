@@ -3,6 +3,8 @@
 Run it against a local arena with `arena bot test examples/python-bot/my_bot.py`, or against
 `arena up` with `ARENA_BOT_TOKEN=<token> python examples/python-bot/my_bot.py`. It reads the
 arena's address from ARENA_ADDRESS (default localhost:50051) and its token from ARENA_BOT_TOKEN.
+ARENA_ADDRESS may list several referees of one arena, "ref-a:50051,ref-b:50051": the SDK moves
+to the next when the one it plays through drops, and keeps its seats.
 """
 
 from __future__ import annotations

@@ -1,0 +1,75 @@
+// Which referees the bot may connect to, and which one to try next. No dependencies, so it can be
+// checked with plain `node` (see tests/sdk/test_node_addresses.py).
+//
+//   "localhost:50051"                  one referee
+//   "ref-a:50051,ref-b:50051"          several referees of one arena: on a dropped stream the bot
+//                                      moves on to the next one (the seats wait reconnect_grace)
+//   "dns:///referees.internal:50051"   a gRPC target, passed whole to grpc-js (balanced with
+//                                      round_robin over every address the name resolves to)
+'use strict';
+
+const SCHEMES = ['dns:', 'ipv4:', 'ipv6:', 'unix:', 'unix-abstract:'];
+const BALANCED = ['dns:', 'ipv4:', 'ipv6:'];
+const FIRST_BACKOFF_MS = 100; // the pause before trying the next referee
+const MAX_BACKOFF_MS = 5000;
+
+function isTarget(text) {
+  return SCHEMES.some((s) => text.toLowerCase().startsWith(s));
+}
+
+// The addresses in a comma-separated list (a gRPC target stays whole). Throws on an empty element
+// or a HOST:PORT whose port is not 1-65535.
+function parseAddresses(text) {
+  const trimmed = String(text || '').trim();
+  if (!trimmed) throw new Error('no referee address given');
+  if (isTarget(trimmed)) return [trimmed];
+  return trimmed.split(',').map((item) => {
+    const one = item.trim();
+    if (!one) throw new Error(`empty address in '${trimmed}'`);
+    if (isTarget(one)) return one;
+    const colon = one.lastIndexOf(':');
+    const host = one.slice(0, colon);
+    const port = one.slice(colon + 1);
+    if (colon <= 0 || (host.includes(':') && !host.startsWith('['))) {
+      throw new Error(`'${one}' is not HOST:PORT`);
+    }
+    if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+      throw new Error(`'${one}' has a bad port '${port}' (a number from 1 to 65535)`);
+    }
+    return one;
+  });
+}
+
+// grpc-js channel options for an address: round_robin where a target can name several referees.
+function channelOptions(address) {
+  if (!BALANCED.some((s) => address.toLowerCase().startsWith(s))) return {};
+  return { 'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }) };
+}
+
+// The referees in turn: after a failure the next one, soon; slower only once all have failed.
+class Rotation {
+  constructor(addresses) {
+    this.addresses = addresses;
+    this.index = 0;
+    this.failures = 0; // attempts failed since the last Welcome
+  }
+
+  get current() {
+    return this.addresses[this.index];
+  }
+
+  connected() {
+    this.failures = 0;
+  }
+
+  // Moves to the next address; returns the milliseconds to wait before trying it.
+  failed() {
+    this.failures += 1;
+    this.index = (this.index + 1) % this.addresses.length;
+    const rounds = Math.floor((this.failures - 1) / this.addresses.length);
+    const pause = Math.min(FIRST_BACKOFF_MS * 2 ** Math.min(rounds, 16), MAX_BACKOFF_MS);
+    return pause * (0.5 + Math.random());
+  }
+}
+
+module.exports = { parseAddresses, channelOptions, Rotation };
