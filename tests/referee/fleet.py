@@ -141,6 +141,15 @@ class Fleet:
             ).fetchall()
         return [(int(n), int(e)) for n, e in rows]
 
+    def lease_of(self, match_id: int) -> tuple[str, int]:
+        """(host, lease epoch) of the match as stored."""
+        with psycopg.connect(self.database_url) as conn:
+            row = conn.execute(
+                "SELECT host, lease_epoch FROM matches WHERE id = %s", (match_id,)
+            ).fetchone()
+        assert row is not None
+        return str(row[0]), int(row[1])
+
 
 async def until_serving(address: str, timeout: float = 30.0) -> None:
     channel, api = stub(address)
