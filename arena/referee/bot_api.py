@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import grpc
 
@@ -19,6 +20,8 @@ from arena.storage import botstats
 from arena.storage.errors import Conflict, StorageError, Unavailable
 from arena.tournament import rounds as tournaments
 from arena.v1 import arena_pb2
+
+log = logging.getLogger(__name__)
 
 
 class BotApi:
@@ -99,15 +102,26 @@ class BotApi:
     async def ListBots(
         self, request: arena_pb2.ListBotsRequest, context: Context
     ) -> arena_pb2.ListBotsResponse:
-        """The bots connected to this referee, with their active matches."""
+        """The bots connected to any live referee, with their unfinished matches."""
+        name = self.referee.config.host
+        local = {s.bot_id: s for s in self.referee.hub.sessions()}
+        found = {b: (name, s.bot_name) for b, s in local.items()}
+        active = {b: len(dispatch.matches_of(self.referee.runners, b)) for b in local}
+        cluster = self.referee.cluster
+        if cluster is not None:
+            try:  # the others' bots, and matches hosted anywhere
+                everyone = await cluster.registry.everyone()
+                found.update((b, (p.referee, p.bot_name)) for b, p in everyone.items())
+                active = await self.db.active_match_counts(sorted(found))
+            except Exception as exc:  # Redis or the database down: this referee's bots only
+                log.warning("ListBots lists this referee's bots only: %s", exc)
         out = arena_pb2.ListBotsResponse()
-        for session in self.referee.hub.sessions():
+        for bot_id, (referee, bot_name) in sorted(found.items(), key=lambda f: f[1][1]):
             entry = out.bots.add(
-                bot_id=session.bot_id,
-                name=session.bot_name,
-                active_matches=len(dispatch.matches_of(self.referee.runners, session.bot_id)),
+                bot_id=bot_id, name=bot_name, active_matches=active.get(bot_id, 0), referee=referee
             )
-            entry.connected_at.FromSeconds(int(session.connected_at))
+            if bot_id in local:
+                entry.connected_at.FromSeconds(int(local[bot_id].connected_at))
         return out
 
     @checked

@@ -69,7 +69,7 @@ class BotRoutes:
         matches send it their MatchStarts and open requests. Returns how many unfinished
         matches the bot plays (0 if Redis or the database cannot say)."""
         try:
-            previous = await self.registry.bot_here(session.bot_id, session.form)
+            previous = await self.registry.bot_here(session.bot_id, session.form, session.bot_name)
             if previous is not None:
                 self.relay.send(previous, Envelope(Kind.REPLACED, self.name, session.bot_id))
             return await self.announce(session)

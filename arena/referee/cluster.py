@@ -99,7 +99,7 @@ class Cluster:
 
     async def _beat(self) -> None:
         hub = self.referee.hub
-        bots = {s.bot_id: s.form for s in hub.sessions()}
+        bots = {s.bot_id: (s.form, s.bot_name) for s in hub.sessions()}
         was_dead = await self.registry.beat(len(self.referee.runners), bots, self.referee.draining)
         if was_dead and self.live:
             # Taken for dead (e.g. paused): the hosts may have given up on our bots; tell them.
@@ -121,7 +121,7 @@ class Cluster:
         hub = self.referee.hub
         where = {hub.where(b) or (self.name if hub.session(b) else None) for b in bot_ids}
         missing = [b for b in bot_ids if not hub.is_connected(b)]
-        where |= {referee for referee, _ in (await self.registry.locate(missing)).values()}
+        where |= {p.referee for p in (await self.registry.locate(missing)).values()}
         chosen = place({w for w in where if w}, self.live, self.name)
         if chosen != self.name:
             await self.registry.count_placed(chosen)
@@ -160,9 +160,9 @@ class Cluster:
         or taken over here)."""
         hub = self.referee.hub
         missing = [b for b in bot_ids if hub.session(b) is None]
-        for bot_id, (referee, form) in (await self.registry.locate(missing)).items():
-            if referee != self.name:
-                hub.connected_elsewhere(bot_id, referee, form)
+        for bot_id, found in (await self.registry.locate(missing)).items():
+            if found.referee != self.name:
+                hub.connected_elsewhere(bot_id, found.referee, found.form)
 
     async def _receive(self, envelope: Envelope) -> None:
         await self.routes.receive(envelope)

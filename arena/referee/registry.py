@@ -2,7 +2,8 @@
 
 Each referee keeps a hash `arena:<namespace>:referee:<name>` (its address, load and state)
 alive with a heartbeat, and one key `arena:<namespace>:bot:<id>` per bot connected to it,
-holding "<name> <form>" (the referee, and the payload form the bot asked for). Both expire after
+holding "<name> <form> <bot name>" (the referee, the payload form the bot asked for, and the
+bot's name, which has no spaces). Both expire after
 `ttl` without a heartbeat, so a referee that dies (or is paused) disappears from both within
 `ttl`; no cluster manager decides it.
 """
@@ -52,10 +53,19 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _presence(value: Any) -> tuple[str, int]:
-    """(referee, form) of a bot's presence value."""
-    name, _, form = _text(value).rpartition(" ")
-    return name, int(form) if form.isdigit() else 0
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """Where a bot is connected."""
+
+    referee: str
+    form: int
+    bot_name: str
+
+
+def _presence(value: Any) -> Presence:
+    referee, _, rest = _text(value).partition(" ")
+    form, _, bot_name = rest.partition(" ")
+    return Presence(referee, int(form) if form.isdigit() else 0, bot_name)
 
 
 class Registry:
@@ -77,7 +87,7 @@ class Registry:
         other's matches and steal each other's bots)."""
         return not await self.redis.exists(self.prefix + REFEREE_PREFIX + self.name)
 
-    async def beat(self, hosted: int, bots: Mapping[int, int], draining: bool) -> bool:
+    async def beat(self, hosted: int, bots: Mapping[int, tuple[int, str]], draining: bool) -> bool:
         """Refresh this referee's hash and its bots' presence; whether the hash had expired
         (the others took this referee for dead and may have moved its bots' matches)."""
         key = self.prefix + REFEREE_PREFIX + self.name
@@ -96,8 +106,9 @@ class Registry:
         )
         pipe.pexpire(key, self.ttl_ms)
         pipe.sadd(self.prefix + REFEREES, self.name)
-        for bot_id, form in bots.items():
-            pipe.set(self.prefix + BOT_PREFIX + str(bot_id), f"{self.name} {form}", px=self.ttl_ms)
+        for bot_id, (form, bot_name) in bots.items():
+            value = f"{self.name} {form} {bot_name}"
+            pipe.set(self.prefix + BOT_PREFIX + str(bot_id), value, px=self.ttl_ms)
         existed = (await pipe.execute())[0]
         return not existed
 
@@ -142,25 +153,37 @@ class Registry:
         await self.redis.hincrby(self.prefix + REFEREE_PREFIX + name, "hosted", 1)
 
     # -- bots ------------------------------------------------------------------------------------
-    async def bot_here(self, bot_id: int, form: int) -> str | None:
+    async def bot_here(self, bot_id: int, form: int, bot_name: str) -> str | None:
         """Record that the bot is connected here; the referee it was connected to before, if
         that was another one and its key had not expired."""
-        previous = await self.redis.set(
-            self.prefix + BOT_PREFIX + str(bot_id), f"{self.name} {form}", px=self.ttl_ms, get=True
-        )
+        key, value = self.prefix + BOT_PREFIX + str(bot_id), f"{self.name} {form} {bot_name}"
+        previous = await self.redis.set(key, value, px=self.ttl_ms, get=True)
         if previous is None:
             return None
-        name, _ = _presence(previous)
+        name = _presence(previous).referee
         return None if name == self.name else name
 
     async def bot_left(self, bot_id: int) -> None:
         """Remove the bot's presence key if it still names this referee."""
         await self._drop(keys=[self.prefix + BOT_PREFIX + str(bot_id)], args=[self.name])
 
-    async def locate(self, bot_ids: Sequence[int]) -> dict[int, tuple[str, int]]:
-        """Bot id -> (referee, form) of the referee it is connected to, for those connected
-        anywhere."""
+    async def locate(self, bot_ids: Sequence[int]) -> dict[int, Presence]:
+        """Bot id -> where it is connected, for those connected anywhere."""
         if not bot_ids:
             return {}
         found = await self.redis.mget([self.prefix + BOT_PREFIX + str(b) for b in bot_ids])
         return {b: _presence(v) for b, v in zip(bot_ids, found, strict=True) if v is not None}
+
+    async def everyone(self) -> dict[int, Presence]:
+        """Every bot connected to any live referee (a scan: for listings, not for play)."""
+        pattern = self.prefix + BOT_PREFIX + "*"
+        keys = [key async for key in self.redis.scan_iter(match=pattern, count=500)]
+        if not keys:
+            return {}
+        found = await self.redis.mget(keys)
+        start = len(self.prefix + BOT_PREFIX)
+        return {
+            int(_text(key)[start:]): _presence(value)
+            for key, value in zip(keys, found, strict=True)
+            if value is not None
+        }

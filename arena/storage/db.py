@@ -198,6 +198,10 @@ class Database(MatchLeases):
         """Match id -> decisions logged so far, for each of `match_ids` (0 when none)."""
         return await match_reads.decision_counts(self.pool, match_ids)
 
+    async def active_match_counts(self, bot_ids: Sequence[int]) -> dict[int, int]:
+        """Bot id -> unfinished matches it plays, for each of `bot_ids` (0 when none)."""
+        return await match_reads.active_match_counts(self.pool, bot_ids)
+
     async def rating_changes(self, match_ids: Sequence[int]) -> dict[tuple[int, int], float]:
         """(match id, bot id) -> the Elo change that match gave that bot, for rated matches."""
         return await match_reads.rating_changes(self.pool, match_ids)

@@ -92,6 +92,15 @@ async def decision_counts(pool: Pool, match_ids: Sequence[int]) -> dict[int, int
     return {m: counted.get(m, 0) for m in match_ids}
 
 
+async def active_match_counts(pool: Pool, bot_ids: Sequence[int]) -> dict[int, int]:
+    """Bot id -> unfinished matches it plays, for each of `bot_ids` (0 when none)."""
+    params = {"bot_ids": list(bot_ids)}
+    async with pool.connection("count active matches") as conn:
+        cursor = await conn.execute(query("active_match_counts"), params)
+        counted = {int(r[0]): int(r[1]) for r in await cursor.fetchall()}
+    return {b: counted.get(b, 0) for b in bot_ids}
+
+
 async def rating_changes(pool: Pool, match_ids: Sequence[int]) -> dict[tuple[int, int], float]:
     """(match id, bot id) -> the Elo change that match gave that bot, for rated matches."""
     params = {"match_ids": list(match_ids)}

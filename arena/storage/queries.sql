@@ -164,6 +164,13 @@ SELECT match_id, count(*)::integer AS decisions
 FROM decisions WHERE match_id = ANY(%(match_ids)s::bigint[])
 GROUP BY match_id;
 
+-- name: active_match_counts
+-- How many unfinished matches each of several bots plays (bots with none are left out).
+SELECT s.bot_id, count(*)::integer AS active
+FROM seats AS s JOIN matches AS m ON m.id = s.match_id
+WHERE s.bot_id = ANY(%(bot_ids)s::bigint[]) AND m.status IN ('pending', 'running')
+GROUP BY s.bot_id;
+
 -- name: match_rating_changes
 -- The Elo change each bot got from each of several matches (rated matches only).
 SELECT match_id, bot_id, delta

@@ -649,15 +649,18 @@ class ConnectedBot(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     ACTIVE_MATCHES_FIELD_NUMBER: _builtins.int
     CONNECTED_AT_FIELD_NUMBER: _builtins.int
+    REFEREE_FIELD_NUMBER: _builtins.int
     bot_id: _builtins.int
     """The bot's id."""
     name: _builtins.str
     """The bot's name."""
     active_matches: _builtins.int
     """The matches it is playing now."""
+    referee: _builtins.str
+    """The referee its stream is open to."""
     @_builtins.property
     def connected_at(self) -> _timestamp_pb2.Timestamp:
-        """When its stream opened."""
+        """When its stream opened (set for bots connected to the referee answering)."""
 
     def __init__(
         self,
@@ -666,10 +669,11 @@ class ConnectedBot(_message.Message):
         name: _builtins.str = ...,
         active_matches: _builtins.int = ...,
         connected_at: _timestamp_pb2.Timestamp | None = ...,
+        referee: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["connected_at", b"connected_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_matches", b"active_matches", "bot_id", b"bot_id", "connected_at", b"connected_at", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_matches", b"active_matches", "bot_id", b"bot_id", "connected_at", b"connected_at", "name", b"name", "referee", b"referee"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -684,7 +688,7 @@ class ListBotsResponse(_message.Message):
     BOTS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___ConnectedBot]:
-        """Every bot with an open stream to this referee."""
+        """Every bot with an open stream to any live referee of the arena, by name."""
 
     def __init__(
         self,

@@ -38,7 +38,7 @@ from tests.referee.harness import (
 pytestmark = pytest.mark.integration
 
 TEN_THOUSAND_YEARS = Duration(seconds=10_000 * 365 * 86400)
-NO_ARGUMENTS = {"ListGames", "ListBots", "ListSchedules"}
+NO_ARGUMENTS = {"ListGames", "ListBots", "ListSchedules", "ListReferees"}
 """RPCs whose request has no field a client could get wrong."""
 ADMIN_RPCS = {
     "CreateMatch",
