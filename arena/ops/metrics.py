@@ -201,9 +201,11 @@ def start_referee_series(games: Iterable[str]) -> None:
 
 def start_cluster_series(referee: str) -> None:
     """Create referee `referee`'s series of the multi-referee metrics at 0, so its first takeover
-    or failed renewal shows as an increase (an alert on `increase()` needs the zero before)."""
+    or failed renewal shows as an increase (an alert on `increase()` needs the zero before).
+    LIVE_REFEREES starts at 1, the referee itself, until its first heartbeat round counts the
+    others: a 0 would read as "sees no referee" to ArenaLiveRefereesLow."""
     REFEREE_HOSTED_MATCHES.labels(referee).set(0)
-    LIVE_REFEREES.labels(referee)
+    LIVE_REFEREES.labels(referee).set(1)
     for direction in ROUTED_DIRECTIONS:
         ROUTED_MESSAGES.labels(referee, direction)
     for reason in TAKEOVER_REASONS:
