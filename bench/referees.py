@@ -14,8 +14,8 @@ Two modes:
   to referee i mod N, the best case. Match i is created through referee i mod N. Printed:
   aggregate decisions/s (all decisions / wall time from creating a batch to its last match
   finishing, summed over batches), and the CPU seconds per decision of all referee processes, of
-  the bot processes, of every Postgres process on the machine (other users' included) and of the
-  whole machine (/proc/stat), since on one machine they all share the cores.
+  the bot processes, of the Postgres backends serving the run's database and of the whole
+  machine (/proc/stat), since on one machine they all share the cores.
 - routed latency (`--routed`, N >= 2): two phases with every bot connected to referee-0; in the
   local phase matches are created through referee-0, in the routed phase through referee-1. Where
   `Match.host` exists, the matches' hosts are printed (placement may move a match to the
@@ -50,6 +50,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import grpc
+import psycopg
 
 from arena.cli.up import free_port
 from arena.ops import services
@@ -157,15 +158,15 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICK
 
 
-def postgres_cpu_seconds() -> float:
-    """CPU seconds of every process named postgres on this machine."""
-    total = 0.0
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if (entry / "comm").read_text().strip() == "postgres":
-                    total += cpu_seconds(int(entry.name))
-    return total
+def backend_cpu(database_url: str) -> dict[int, float]:
+    """CPU seconds of each Postgres backend serving `database_url`'s database (this run's
+    throwaway one), by pid; empty when Postgres runs where /proc cannot see it."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchall()
+    return {pid: cpu_seconds(pid) for (pid,) in rows if Path(f"/proc/{pid}").exists()}
 
 
 def machine_cpu_seconds() -> float:
@@ -391,7 +392,7 @@ async def play(
                 if HAS_HOST:
                     phase.hosts.update(str(getattr(m, HOST_FIELD)) for m in ended)
             after = _cpu(fleet, pids)
-            phase.cpu = {k: after[k] - before[k] for k in after}
+            phase.cpu = _spent(before, after)
             for group in groups:
                 report = await group.finish()
                 phase.cycles += cycles(report.get("events", []))
@@ -402,13 +403,21 @@ async def play(
     return phase
 
 
-def _cpu(fleet: Fleet, bot_pids: list[int]) -> dict[str, float]:
+def _cpu(fleet: Fleet, bot_pids: list[int]) -> dict[str, Any]:
     return {
         "referees": fleet.cpu(),
         "bots": sum(cpu_seconds(pid) for pid in bot_pids),
-        "postgres": postgres_cpu_seconds(),
+        "postgres": backend_cpu(fleet.database_url),
         "machine": machine_cpu_seconds(),
     }
+
+
+def _spent(before: dict[str, Any], after: dict[str, Any]) -> dict[str, float]:
+    """CPU seconds spent between two `_cpu` readings; a backend born in between counts whole."""
+    spent = {k: after[k] - before[k] for k in ("referees", "bots", "machine")}
+    backends = after["postgres"]
+    spent["postgres"] = sum(cpu - before["postgres"].get(pid, 0.0) for pid, cpu in backends.items())
+    return {k: spent[k] for k in ("referees", "bots", "postgres", "machine")}
 
 
 # -- report ---------------------------------------------------------------------------------------
@@ -473,7 +482,8 @@ def _run(args: Any, batches: list[list[int]], form: int) -> int:
                 play(fleet, "t", *common, spread, lambda i: i % n, form, args.timeout)
             )
             print()
-            report_phase(f"{n} referees, bots spread by {args.spread}", phase)
+            spread_note = f"s, bots spread by {args.spread}" if n > 1 else ""
+            report_phase(f"{n} referee{spread_note}", phase)
         else:
             local = asyncio.run(
                 play(fleet, "l", *common, lambda i, s: 0, lambda i: 0, form, args.timeout)
