@@ -21,6 +21,9 @@ match after another in this process (median of 3 runs): no network, no database,
 rates are wall clock: the wire run spreads over the referee, the bots' process and Postgres.
 
     .venv/bin/python bench/referee.py [--matches K] [--seats N] [--game hart] [--rounds R]
+
+With `--referees N` it runs N `arena serve` processes instead, for the aggregate rate of several
+referees and the latency added by routing between them: see bench/referees.py.
 """
 
 from __future__ import annotations
@@ -470,6 +473,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=3.0,
         help="seconds of the bare grpc.aio baseline (default 3; 0 skips it)",
     )
+    parser.add_argument(
+        "--referees",
+        type=int,
+        default=0,
+        help="run N `arena serve` processes instead of the in-process referee (bench/referees.py; "
+        "default 0: the in-process referee)",
+    )
+    parser.add_argument(
+        "--spread",
+        choices=["bot", "match"],
+        default="bot",
+        help="with --referees: deal bots round robin over the referees bot by bot (most seats "
+        "routed) or match by match (none routed) (default bot)",
+    )
+    parser.add_argument(
+        "--routed",
+        action="store_true",
+        help="with --referees 2 or more: time the decision cycle with every bot on referee-0 and "
+        "matches created through referee-0, then through referee-1 (default off)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        help="with --referees: seconds a batch may take before the run gives up (default 300)",
+    )
     parser.add_argument("--bot-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--client-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -489,6 +518,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     options: dict[str, Any] = {}
     seeds = [FIRST_SEED + i for i in range(args.matches * args.rounds)]
     batches = [seeds[r * args.matches : (r + 1) * args.matches] for r in range(args.rounds)]
+    if args.referees < 0:
+        parser.error("--referees must be 0 (in process) or more")
+    if args.referees:
+        # Imported here: bench/referees.py imports this module for its bots and helpers.
+        from bench import referees
+
+        return referees.run(args, batches, FORMS[args.form])
     print(__doc__.split("\n\n")[0])
     for paragraph in __doc__.split("\n\n")[1:3]:
         print()

@@ -18,7 +18,7 @@ from arena.cli import tournaments as tournament_cli
 from arena.cli import up as up_cli
 from arena.cli.errors import CliError, ExitCode, positive
 from arena.cli.options import add_per_decision
-from arena.ops import home
+from arena.ops import home, metrics
 from arena.ops.logs import logged
 from arena.ops.services import data_dir, database_url, redis_url
 from arena.referee.app import Referee, RefereeConfig
@@ -87,6 +87,9 @@ async def _serve(args: argparse.Namespace) -> int:
             write_secret(token_file, referee.admin_token + "\n")
             print(f"admin token written to {token_file}", file=sys.stderr)
         if args.metrics_port >= 0:
+            # This referee's multi-referee series start at 0: a first takeover then shows as an
+            # increase, which is what ArenaRefereeTakeover looks for.
+            metrics.start_cluster_series(args.name)
             start_http_server(args.metrics_port)
         print(f"referee {args.name} listening on port {running.port}", file=sys.stderr)
         await serve_until_signalled(running)

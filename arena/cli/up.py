@@ -15,7 +15,7 @@ from arena.cli.errors import CliError, ExitCode, positive
 from arena.cli.options import add_per_decision
 from arena.cli.up_status import StatusWatcher
 from arena.ops.home import StackInfo, data_dir
-from arena.ops.stack import Stack, StackConfig
+from arena.ops.stack import Stack, StackConfig, referee_processes
 from arena.referee.auth import write_secret
 from arena.referee.clock import seconds
 from arena.storage.embedded import file_lock
@@ -28,8 +28,63 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _check_ports_free(ports: dict[str, int]) -> None:
-    for flag, port in ports.items():
+MAX_PORT = 65535
+
+
+def planned_ports(config: StackConfig) -> list[tuple[str, str, int]]:
+    """(what, the option that sets it, port) of every port the stack will listen on."""
+    ports: list[tuple[str, str, int]] = []
+    for referee in referee_processes(config):
+        ports.append((f"{referee.name}'s gRPC port", "port", referee.port))
+        ports.append(
+            (f"{referee.name}'s metrics port", "referee-metrics-port", referee.metrics_port)
+        )
+    ports.append(("the worker's metrics port", "worker-metrics-port", config.worker_metrics_port))
+    ports.append(("beat's metrics port", "beat-metrics-port", config.beat_metrics_port))
+    if config.web_port >= 0:
+        ports.append(("the web port", "web-port", config.web_port))
+        ports.append(("the web metrics port", "web-metrics-port", config.web_metrics_port))
+    return ports
+
+
+def _free_run(taken: set[int], start: int, count: int) -> int:
+    """The lowest port >= `start` that begins `count` consecutive ports none of `taken`."""
+    base = start
+    while any(base + i in taken for i in range(count)):
+        base += 1
+    return base
+
+
+def check_port_plan(config: StackConfig) -> None:
+    """Refuse, in one line, ports out of range or used twice (N referees take N consecutive
+    gRPC and metrics ports, which may run into the other services' ports)."""
+    ports = planned_ports(config)
+    seen: dict[int, tuple[str, str]] = {}
+    for what, flag, port in ports:
+        if port > MAX_PORT:
+            raise CliError(
+                f"{what} would be {port}, above {MAX_PORT}",
+                f"pass a lower --{flag}",
+                ExitCode.USAGE,
+            )
+        if port in seen:
+            other, other_flag = seen[port]
+            # Move the referees' run of ports: the other services have one port each.
+            moved = flag if flag in ("port", "referee-metrics-port") else other_flag
+            own = {p for w, f, p in ports if f == moved}
+            taken = {p for w, f, p in ports if f != moved}
+            start = _free_run(taken, min(own), len(own))
+            raise CliError(
+                f"port {port} would be both {other} and {what}",
+                f"pass --{moved} {start}"
+                + (f" ({len(own)} ports from it)" if len(own) > 1 else ""),
+                ExitCode.USAGE,
+            )
+        seen[port] = (what, flag)
+
+
+def _check_ports_free(ports: list[tuple[str, str, int]]) -> None:
+    for _, flag, port in ports:
         with socket.socket() as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
@@ -54,10 +109,11 @@ def _answers(address: str) -> bool:
         return False
 
 
-def _say_running(info: Any, folder: Path) -> None:
+def _say_running(info: StackInfo, folder: Path) -> None:
     print(
         f"arena is already running in {folder} (pid {info.pid}); leaving it alone\n"
-        f"  referee at {info.address}; admin token in {folder / 'admin-token'}\n"
+        f"  referee at {', '.join(info.referee_addresses or [info.address])}; admin token in "
+        f"{folder / 'admin-token'}\n"
         f"  logs in {info.logs}\n"
         f"  stop it with Ctrl-C where it runs, or `kill {info.pid}`",
         flush=True,
@@ -79,7 +135,9 @@ def up(args: argparse.Namespace) -> int:
         web_metrics_port=args.web_metrics_port,
         spectator_delay=seconds(args.spectator_delay),
         logs_to_files=args.logs == "files",
+        referees=args.referees,
     )
+    check_port_plan(config)
     stop = {"now": False}
 
     def request_stop(*_: object) -> None:
@@ -92,22 +150,7 @@ def up(args: argparse.Namespace) -> int:
         if running is not None and _answers(running.address):
             _say_running(running, folder)
             return 0
-        _check_ports_free(
-            {
-                "port": config.port,
-                "referee-metrics-port": config.referee_metrics_port,
-                "worker-metrics-port": config.worker_metrics_port,
-                "beat-metrics-port": config.beat_metrics_port,
-                **(
-                    {
-                        "web-port": config.web_port,
-                        "web-metrics-port": config.web_metrics_port,
-                    }
-                    if config.web_port >= 0
-                    else {}
-                ),
-            }
-        )
+        _check_ports_free(planned_ports(config))
         token_file = folder / "admin-token"
         if not os.environ.get("ARENA_ADMIN_TOKEN") and token_file.exists():
             stack.admin_token = token_file.read_text().strip()  # scripts keep working
@@ -117,7 +160,9 @@ def up(args: argparse.Namespace) -> int:
         try:
             stack.start()
         except ChildProcessError as exc:
-            log_hint = f"see {folder / 'logs' / 'referee.log'}" if config.logs_to_files else ""
+            log_hint = (
+                f"see the referees' logs in {folder / 'logs'}" if config.logs_to_files else ""
+            )
             raise CliError(str(exc), log_hint, ExitCode.UNAVAILABLE) from None
         write_secret(token_file, stack.admin_token + "\n")
         logs = folder / "logs"
@@ -130,49 +175,77 @@ def up(args: argparse.Namespace) -> int:
             logs=str(logs),
             database_url=stack.services.database_url,
             redis_url=stack.services.redis_url,
+            referee_addresses=[r.address for r in stack.referees],
         ).write(folder)
     try:
-        print(
-            f"arena is up in {folder}\n"
-            f"  referee     {stack.address} (gRPC; metrics http://127.0.0.1:"
-            f"{config.referee_metrics_port}/metrics)\n"
-            f"  worker      metrics http://127.0.0.1:{config.worker_metrics_port}/metrics\n"
-            f"  beat        metrics http://127.0.0.1:{config.beat_metrics_port}/metrics\n"
-            f"  database    {stack.services.database_url}\n"
-            f"  redis       {stack.services.redis_url}\n"
-            f"  admin token {token_file}\n"
-            + (
-                f"  logs        {logs}/referee.log, worker.log, beat.log\n"
-                if config.logs_to_files
-                else ""
-            )
-            + f"register a bot: `arena bot register NAME` (commands find this stack through "
-            f"ARENA_HOME={folder}); Ctrl-C stops everything",
-            flush=True,
-        )
+        print(up_text(stack, folder), flush=True)
         if config.web_port >= 0:
             print(
                 f"  web pages at {stack.web_url} (metrics :{config.web_metrics_port})", flush=True
             )
-        watcher = StatusWatcher(stack.address)
-        next_poll = 0.0
-        while not stop["now"]:
-            dead = stack.check()
-            if dead:
-                print(
-                    f"arena: {', '.join(dead)} exited; stopping (see {logs})",
-                    file=sys.stderr,
-                )
-                return ExitCode.UNAVAILABLE
-            if time.monotonic() >= next_poll:
-                next_poll = time.monotonic() + args.status_every
-                for line in watcher.poll():
-                    print(f"{time.strftime('%H:%M:%S')} {line}", flush=True)
-            time.sleep(0.2)
-        print("stopping", flush=True)
+        return _watch(stack, logs, args.status_every, stop)
     finally:
         StackInfo.clear(folder, os.getpid())
         stack.stop()
+
+
+def up_text(stack: Stack, folder: Path) -> str:
+    """What `arena up` prints once everything answers: a line per referee and per service."""
+    config = stack.config
+    logs = folder / "logs"
+    referee_lines = "".join(
+        f"  {r.name if config.referees > 1 else 'referee':<11} {r.address} (gRPC; metrics "
+        f"http://127.0.0.1:{r.metrics_port}/metrics)\n"
+        for r in stack.referees
+    )
+    referee_logs = ", ".join(f"{r.label}.log" for r in stack.referees)
+    return (
+        f"arena is up in {folder}\n"
+        + referee_lines
+        + f"  worker      metrics http://127.0.0.1:{config.worker_metrics_port}/metrics\n"
+        f"  beat        metrics http://127.0.0.1:{config.beat_metrics_port}/metrics\n"
+        f"  database    {stack.services.database_url}\n"
+        f"  redis       {stack.services.redis_url}\n"
+        f"  admin token {folder / 'admin-token'}\n"
+        + (
+            f"  logs        {logs}/{referee_logs}, worker.log, beat.log\n"
+            if config.logs_to_files
+            else ""
+        )
+        + f"register a bot: `arena bot register NAME` (commands find this stack through "
+        f"ARENA_HOME={folder}); Ctrl-C stops everything"
+    )
+
+
+def _watch(stack: Stack, logs: Path, status_every: float, stop: dict[str, bool]) -> int:
+    """Print the status until `stop["now"]`; end early when a process the stack needs exits.
+    With several referees one may exit (its matches are taken over by the others): that is
+    reported once, and the stack goes on while a referee is left."""
+    referees = {r.label for r in stack.referees}
+    reported: set[str] = set()
+    watcher = StatusWatcher(stack.address)
+    next_poll = 0.0
+    while not stop["now"]:
+        dead = set(stack.check())
+        for name in sorted((dead & referees) - reported):
+            if len(referees) > 1:
+                print(
+                    f"arena: {name} exited; the other referees take over its matches (see {logs})",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            reported.add(name)
+        if dead - referees or dead >= referees:
+            print(
+                f"arena: {', '.join(sorted(dead))} exited; stopping (see {logs})", file=sys.stderr
+            )
+            return ExitCode.UNAVAILABLE
+        if time.monotonic() >= next_poll:
+            next_poll = time.monotonic() + status_every
+            for line in watcher.poll():
+                print(f"{time.strftime('%H:%M:%S')} {line}", flush=True)
+        time.sleep(0.2)
+    print("stopping", flush=True)
     return 0
 
 
@@ -190,13 +263,24 @@ def add_commands(sub: Any) -> None:
         "~/.local/share/arena)",
     )
     u.add_argument(
-        "--port", type=positive(), default=50051, help="referee gRPC port (default: 50051)"
+        "--port",
+        type=positive(),
+        default=50051,
+        help="referee gRPC port, the first one with --referees (default: 50051)",
+    )
+    u.add_argument(
+        "--referees",
+        type=positive(),
+        default=1,
+        help="referee processes, named referee-0 .. referee-N-1, on N consecutive gRPC ports from "
+        "--port and N consecutive metrics ports from --referee-metrics-port, sharing the "
+        "database and Redis (default: 1)",
     )
     u.add_argument(
         "--referee-metrics-port",
         type=positive(),
         default=9101,
-        help="referee /metrics port (default: 9101)",
+        help="referee /metrics port, the first one with --referees (default: 9101)",
     )
     u.add_argument(
         "--worker-metrics-port",

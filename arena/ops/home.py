@@ -19,7 +19,7 @@ import contextlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ENV_HOME = "ARENA_HOME"
@@ -54,6 +54,9 @@ class StackInfo:
     logs: str
     database_url: str
     redis_url: str
+    referee_addresses: list[str] = field(default_factory=list)
+    """Every referee's address (`arena up --referees N`); `address` is the first. Empty in a
+    state file written before there could be several."""
 
     @staticmethod
     def path(folder: Path) -> Path:

@@ -176,6 +176,48 @@ SLOW_WATCHERS = Counter(
 )
 
 
+# -- several referees (leases, routing, takeover) ------------------------------------------------
+# Each referee labels its own series with its name (`arena serve --name`), so sums across the
+# referee job stay meaningful and a dashboard can show one line per referee.
+REFEREE_HOSTED_MATCHES = Gauge(
+    "arena_referee_hosted_matches",
+    "Matches this referee hosts (holds the lease of)",
+    ["referee"],
+    multiprocess_mode="livesum",
+)
+ROUTED_MESSAGES = Counter(
+    "arena_referee_routed_messages_total",
+    "Messages routed through Redis to or from another referee",
+    ["referee", "direction"],
+)
+TAKEOVERS = Counter(
+    "arena_referee_takeovers_total",
+    "Matches this referee took over after their host's lease lapsed or it drained",
+    ["referee", "reason"],
+)
+LEASE_RENEWALS_FAILED = Counter(
+    "arena_referee_lease_renewals_failed_total",
+    "Lease renewals that failed or found a lease lost",
+    ["referee"],
+)
+FENCED_WRITES = Counter(
+    "arena_referee_fenced_writes_total",
+    "Writes refused because another referee took the match over",
+    ["referee"],
+)
+LIVE_REFEREES = Gauge(
+    "arena_live_referees",
+    "Referees this one sees alive in Redis",
+    ["referee"],
+    multiprocess_mode="liveall",
+)
+ROUTED_DIRECTIONS = ("in", "out")
+"""`direction` of ROUTED_MESSAGES: "out" sent to another referee, "in" received from one."""
+TAKEOVER_REASONS = ("lapsed", "released")
+"""`reason` of TAKEOVERS: the host's lease lapsed (it died or stalled), or it drained and
+released the match (SIGTERM)."""
+
+
 def start_referee_series(games: Iterable[str]) -> None:
     """Create a referee's labelled series at 0, so the first event shows as an increase (and
     dashboards have data before it)."""
@@ -187,3 +229,18 @@ def start_referee_series(games: Iterable[str]) -> None:
         JUNK_MESSAGES.labels(kind)
     for limit in ("login", "register", "messages"):
         RATE_LIMITED.labels(limit)
+
+
+def start_cluster_series(referee: str) -> None:
+    """Create referee `referee`'s series of the multi-referee metrics at 0, so its first takeover
+    or failed renewal shows as an increase (an alert on `increase()` needs the zero before).
+    LIVE_REFEREES starts at 1, the referee itself, until its first heartbeat round counts the
+    others: a 0 would read as "sees no referee" to ArenaLiveRefereesLow."""
+    REFEREE_HOSTED_MATCHES.labels(referee).set(0)
+    LIVE_REFEREES.labels(referee).set(1)
+    for direction in ROUTED_DIRECTIONS:
+        ROUTED_MESSAGES.labels(referee, direction)
+    for reason in TAKEOVER_REASONS:
+        TAKEOVERS.labels(referee, reason)
+    LEASE_RENEWALS_FAILED.labels(referee)
+    FENCED_WRITES.labels(referee)

@@ -1,5 +1,9 @@
 """Run Arena's services as child processes: embedded Postgres and Redis when no URLs are set,
-a referee, a Celery worker and Celery beat. Used by `arena up` and `arena demo`.
+one or more referees, a Celery worker and Celery beat. Used by `arena up` and `arena demo`.
+
+With `referees=N` the referees are named referee-0 .. referee-N-1 and listen on N consecutive
+gRPC ports from `port` and N consecutive metrics ports from `referee_metrics_port`, all on the
+same database and Redis; the worker gets every address (comma-separated).
 
 Every child runs in its own process group, so stopping the stack also stops the worker's prefork
 children; nothing is left behind.
@@ -50,6 +54,38 @@ class StackConfig:
     web_metrics_port: int = 9104
     spectator_delay: timedelta = timedelta(seconds=3)
     """How far behind the web pages show a running match."""
+    referees: int = 1
+    """Referee processes, sharing the database and Redis."""
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeProcess:
+    """One referee of the stack: its name (`arena serve --name`), ports and process label."""
+
+    name: str
+    port: int
+    metrics_port: int
+    label: str
+    """The child's name in `Stack.children` and its log file: "referee" when it is alone."""
+
+    @property
+    def address(self) -> str:
+        """Where bots and clients reach it."""
+        return f"127.0.0.1:{self.port}"
+
+
+def referee_processes(config: StackConfig) -> list[RefereeProcess]:
+    """The referees `config` asks for, on consecutive ports."""
+    alone = config.referees == 1
+    return [
+        RefereeProcess(
+            name=f"referee-{i}",
+            port=config.port + i,
+            metrics_port=config.referee_metrics_port + i,
+            label="referee" if alone else f"referee-{i}",
+        )
+        for i in range(config.referees)
+    ]
 
 
 class Stack:
@@ -60,10 +96,17 @@ class Stack:
         self.services = EmbeddedServices(config.data_dir)
         self.admin_token = os.environ.get("ARENA_ADMIN_TOKEN") or secrets.token_urlsafe(24)
         self.children: dict[str, subprocess.Popen[bytes]] = {}
+        self.referees = referee_processes(config)
 
     @property
     def address(self) -> str:
-        return f"127.0.0.1:{self.config.port}"
+        """The first referee's address: what clients use by default (any referee answers)."""
+        return self.referees[0].address
+
+    @property
+    def referee_addresses(self) -> str:
+        """Every referee's address, comma-separated, as workers take them."""
+        return ",".join(r.address for r in self.referees)
 
     def environ(self) -> dict[str, str]:
         """What a client or child process needs to reach this stack."""
@@ -72,7 +115,7 @@ class Stack:
             "ARENA_DATA_DIR": str(self.config.data_dir),
             "ARENA_HOME": str(self.config.data_dir),
             "ARENA_ADMIN_TOKEN": self.admin_token,
-            "ARENA_REFEREE_ADDRESS": self.address,
+            "ARENA_REFEREE_ADDRESS": self.referee_addresses,
             "ARENA_ADDRESS": self.address,
         }
 
@@ -85,26 +128,10 @@ class Stack:
         c.data_dir.chmod(c.data_dir.stat().st_mode | 0o711)
         self.services.start()
         try:
-            self._spawn(
-                "referee",
-                [
-                    "-m",
-                    "arena.cli.main",
-                    "serve",
-                    "--port",
-                    str(c.port),
-                    "--metrics-port",
-                    str(c.referee_metrics_port),
-                    # The admin token reaches it as ARENA_ADMIN_TOKEN (see `environ`): a command
-                    # line is readable by every user of the machine (`ps`).
-                    "--per-decision",
-                    f"{c.per_decision.total_seconds():g}",
-                ],
-            )
-            referee = self.children["referee"]
-            wait_healthy(
-                self.address, timeout=timedelta(seconds=60), alive=lambda: referee.poll() is None
-            )
+            # The first referee migrates the database alone; the others start together after it.
+            first, *others = self.referees
+            self._start_referees([first])
+            self._start_referees(others)
             self._spawn(
                 "worker",
                 [
@@ -145,6 +172,34 @@ class Stack:
         except BaseException:
             self.stop()
             raise
+
+    def _start_referees(self, referees: Sequence[RefereeProcess]) -> None:
+        """Spawn `referees` and wait until each answers health checks."""
+        for referee in referees:
+            self._spawn(
+                referee.label,
+                [
+                    "-m",
+                    "arena.cli.main",
+                    "serve",
+                    "--port",
+                    str(referee.port),
+                    "--metrics-port",
+                    str(referee.metrics_port),
+                    "--name",
+                    referee.name,
+                    # The admin token reaches it as ARENA_ADMIN_TOKEN (see `environ`): a command
+                    # line is readable by every user of the machine (`ps`).
+                    "--per-decision",
+                    f"{self.config.per_decision.total_seconds():g}",
+                ],
+            )
+        for referee in referees:
+            wait_healthy(
+                referee.address,
+                timeout=timedelta(seconds=60),
+                alive=_running(self.children[referee.label]),
+            )
 
     @property
     def web_url(self) -> str:
@@ -211,6 +266,11 @@ class Stack:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _running(process: subprocess.Popen[bytes]) -> Callable[[], bool]:
+    """Whether `process` still runs, as a function to ask again."""
+    return lambda: process.poll() is None
 
 
 def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:

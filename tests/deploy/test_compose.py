@@ -26,6 +26,7 @@ REQUIRED_SECRETS = {
     "ARENA_ADMIN_TOKEN",
     "GRAFANA_ADMIN_PASSWORD",
 }
+REFEREES = ("referee-0", "referee-1")
 SECRET_KEY = re.compile(r"PASSWORD|TOKEN|SECRET|KEY")
 URL_WITH_CREDENTIALS = re.compile(r"^[a-z+]+://([^@/]*)@")
 
@@ -61,8 +62,9 @@ def environment(service: dict[str, Any]) -> dict[str, str]:
 def test_the_services_are_exactly_those_the_guide_names() -> None:
     named = documented_services()
     assert len(named) == len(set(named))
-    expected = {"postgres", "redis", "referee", "beat", "prometheus", "grafana"}
+    expected = {"postgres", "redis", "referee-0", "referee-1", "beat", "prometheus", "grafana"}
     assert expected <= set(named)
+    assert len([n for n in named if n.startswith("referee-")]) == 2, "two referees"
     assert len([n for n in named if n.startswith("worker-")]) == 2, "two Celery workers"
     assert set(services()) == set(named)
 
@@ -86,7 +88,7 @@ def test_dependencies_wait_for_health() -> None:
         for dependency, condition in (service.get("depends_on") or {}).items():
             assert dependency in all_services, (name, dependency)
             assert condition == {"condition": "service_healthy"}, (name, dependency)
-    for name in ("referee", "worker-1", "worker-2", "beat"):
+    for name in (*REFEREES, "worker-1", "worker-2", "beat"):
         assert {"postgres", "redis"} <= set(all_services[name]["depends_on"]), name
 
 
@@ -105,8 +107,8 @@ def test_no_secret_is_written_in_the_file() -> None:
 
 def test_the_environment_example_lists_every_setting_without_values() -> None:
     example = (DEPLOY / "env.example").read_text()
-    settings = dict(re.findall(r"^#? ?([A-Z_]+)=(.*)$", example, flags=re.MULTILINE))
-    used = set(re.findall(r"\$\{([A-Z_]+)", COMPOSE.read_text()))
+    settings = dict(re.findall(r"^#? ?([A-Z0-9_]+)=(.*)$", example, flags=re.MULTILINE))
+    used = set(re.findall(r"\$\{([A-Z0-9_]+)", COMPOSE.read_text()))
     assert used == set(settings), f"documented {sorted(settings)}, used {sorted(used)}"
     assert all(settings[name] == "" for name in REQUIRED_SECRETS), "no secret in the example"
 
@@ -114,14 +116,23 @@ def test_the_environment_example_lists_every_setting_without_values() -> None:
 def test_arena_services_run_the_processes_of_the_guide() -> None:
     all_services = services()
     arena = {n: s for n, s in all_services.items() if s.get("build")}
-    assert set(arena) == {"referee", "worker-1", "worker-2", "beat", "web"}
+    assert set(arena) == {*REFEREES, "worker-1", "worker-2", "beat", "web"}
     for name, service in arena.items():
         assert service["build"] == {"context": "..", "dockerfile": "deploy/Dockerfile"}, name
         env = environment(service)
-        assert env["ARENA_REFEREE_ADDRESS"] == "referee:50051", name
+        assert env["ARENA_REFEREE_ADDRESS"] == "referee-0:50051,referee-1:50051", name
         assert {"ARENA_DATABASE_URL", "ARENA_REDIS_URL", "ARENA_ADMIN_TOKEN"} <= set(env), name
-    referee = " ".join(arena["referee"]["command"])
-    assert referee.startswith("arena serve") and "--port 50051 --metrics-port 9101" in referee
+    published = set()
+    for name in REFEREES:
+        referee = " ".join(arena[name]["command"])
+        assert referee.startswith("arena serve") and "--port 50051 --metrics-port 9101" in referee
+        assert referee.endswith(f"--name {name}"), "each referee has its own name"
+        assert [v.split(":")[1] for v in arena[name]["volumes"]] == ["/var/lib/arena"]
+        published |= {port.rsplit(":", 1)[0] for port in arena[name]["ports"]}
+        assert arena[name]["stop_grace_period"] == "30s", "time to drain on SIGTERM"
+    assert len(published) == 2, "each referee is published on a host port of its own"
+    volumes = [arena[name]["volumes"][0].split(":")[0] for name in REFEREES]
+    assert len(set(volumes)) == 2, "no two referees share a data volume"
     for worker in ("worker-1", "worker-2"):
         command = " ".join(arena[worker]["command"])
         assert command.startswith("celery -A workers.app worker"), worker
