@@ -280,7 +280,8 @@ def add_commands(sub: Any) -> None:
         "--referee-metrics-port",
         type=positive(),
         default=9101,
-        help="referee /metrics port, the first one with --referees (default: 9101)",
+        help="referee /metrics port, the first one with --referees; the others take the next "
+        "ports the other services do not use (default: 9101)",
     )
     u.add_argument(
         "--worker-metrics-port",

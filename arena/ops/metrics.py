@@ -47,38 +47,6 @@ MATCHES_FINISHED = Counter(
 MATCH_DURATION = Histogram(
     "arena_match_duration_seconds", "Wall time of a match", ["game"], buckets=MATCH_BUCKETS
 )
-REFEREE_HOSTED_MATCHES = Gauge(
-    "arena_referee_hosted_matches",
-    "Matches this referee hosts (holds the lease of)",
-    ["referee"],
-    multiprocess_mode="livesum",
-)
-ROUTED_MESSAGES = Counter(
-    "arena_referee_routed_messages_total",
-    "Messages routed through Redis to or from another referee",
-    ["referee", "direction"],
-)
-TAKEOVERS = Counter(
-    "arena_referee_takeovers_total",
-    "Matches this referee took over after their host's lease lapsed or it drained",
-    ["referee", "reason"],
-)
-LEASE_RENEWALS_FAILED = Counter(
-    "arena_referee_lease_renewals_failed_total",
-    "Lease renewals that failed or found a lease lost",
-    ["referee"],
-)
-FENCED_WRITES = Counter(
-    "arena_referee_fenced_writes_total",
-    "Writes refused because another referee took the match over",
-    ["referee"],
-)
-LIVE_REFEREES = Gauge(
-    "arena_live_referees",
-    "Referees this one sees alive in Redis",
-    ["referee"],
-    multiprocess_mode="liveall",
-)
 DB_ERRORS = Counter("arena_db_errors_total", "Failed database operations", ["operation"])
 RPC_ERRORS = Counter("arena_rpc_errors_total", "Public API calls that failed", ["method", "code"])
 

@@ -75,13 +75,24 @@ class RefereeProcess:
 
 
 def referee_processes(config: StackConfig) -> list[RefereeProcess]:
-    """The referees `config` asks for, on consecutive ports."""
+    """The referees `config` asks for, on consecutive gRPC ports; their metrics ports follow
+    `referee_metrics_port`, skipping the other services' (so that the defaults work for any
+    number of referees: 9101, then 9105, 9106, ...)."""
     alone = config.referees == 1
+    others = {config.worker_metrics_port, config.beat_metrics_port}
+    if config.web_port >= 0:
+        others |= {config.web_port, config.web_metrics_port}
+    metrics_ports = [config.referee_metrics_port]
+    while len(metrics_ports) < config.referees:
+        candidate = metrics_ports[-1] + 1
+        while candidate in others:
+            candidate += 1
+        metrics_ports.append(candidate)
     return [
         RefereeProcess(
             name=f"referee-{i}",
             port=config.port + i,
-            metrics_port=config.referee_metrics_port + i,
+            metrics_port=metrics_ports[i],
             label="referee" if alone else f"referee-{i}",
         )
         for i in range(config.referees)

@@ -122,10 +122,16 @@ class LeaseKeeper:
         claimed = await self.db.claim_lapsed_matches(
             self.host, self.timings.lease, self.timings.takeover_batch
         )
-        if claimed:
-            log.info("took over matches %s", [match_id for match_id, _ in claimed])
-            await self._adopt(claimed, "lapsed")
-        return [match_id for match_id, _ in claimed]
+        for match_id, _, previous in claimed:
+            if previous is None:
+                log.info("took over match %s, released by its host", match_id)
+            else:
+                log.warning("took over match %s from %s (its lease lapsed)", match_id, previous)
+        for released in (False, True):
+            taken = [(m, epoch) for m, epoch, previous in claimed if (previous is None) == released]
+            if taken:
+                await self._adopt(taken, "released" if released else "lapsed")
+        return [match_id for match_id, _, _ in claimed]
 
     async def _renew_forever(self) -> None:
         while True:

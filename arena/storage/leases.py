@@ -63,20 +63,22 @@ async def claim_own_matches(pool: Pool, host: str, lease: timedelta) -> list[tup
 
 async def claim_lapsed_matches(
     pool: Pool, host: str, lease: timedelta, limit: int
-) -> list[tuple[int, int]]:
+) -> list[tuple[int, int, str | None]]:
     """Take over up to `limit` unfinished matches whose host is gone, oldest first.
 
     Gone: the match has no host (a draining referee released it) or its lease lapsed (the host
     died). A pending match with no host is taken only once it is older than `lease`: until then
     its creator is about to claim it. Concurrent scans skip each other's rows (SKIP LOCKED), so
-    no two referees take the same match. Returns (match id, new epoch) by id.
+    no two referees take the same match. Returns (match id, new epoch, previous host) by id; the
+    previous host is None for a match released by a draining referee (or never claimed).
     """
     if limit < 1:
         return []
     params = {"host": host, "lease": _interval(lease), "limit": limit}
     async with pool.connection(f"claim lapsed matches for {host!r}") as conn:
         cursor = await conn.execute(query("claim_lapsed_matches"), params)
-        return sorted((int(row[0]), int(row[1])) for row in await cursor.fetchall())
+        rows = await cursor.fetchall()
+        return sorted((int(row[0]), int(row[1]), row[2]) for row in rows)
 
 
 async def renew_leases(
@@ -142,7 +144,7 @@ class MatchLeases:
 
     async def claim_lapsed_matches(
         self, host: str, lease: timedelta, limit: int
-    ) -> list[tuple[int, int]]:
+    ) -> list[tuple[int, int, str | None]]:
         """Take over matches whose host is gone (see `leases.claim_lapsed_matches`)."""
         return await claim_lapsed_matches(self.pool, host, lease, limit)
 

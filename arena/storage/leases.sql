@@ -34,7 +34,7 @@ RETURNING m.id, m.lease_epoch;
 -- A pending match nobody claimed yet is left to its creator for one lease period. SKIP LOCKED:
 -- two referees scanning at once take different matches.
 WITH lapsed AS (
-    SELECT id FROM matches
+    SELECT id, host AS previous FROM matches
     WHERE status IN ('pending', 'running')
       AND (lease_expires < now()
            OR (host IS NULL
@@ -47,7 +47,7 @@ UPDATE matches AS m
 SET host = %(host)s, lease_epoch = m.lease_epoch + 1,
     lease_expires = now() + %(lease)s::interval
 FROM lapsed WHERE m.id = lapsed.id
-RETURNING m.id, m.lease_epoch;
+RETURNING m.id, m.lease_epoch, lapsed.previous;
 
 -- name: renew_leases
 -- Extend the leases `host` still holds under the given epochs (parallel arrays).

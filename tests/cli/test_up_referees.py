@@ -34,19 +34,22 @@ def test_referees_are_named_and_take_consecutive_ports(tmp_path: Path) -> None:
     check_port_plan(config)  # no collision: nothing raised
 
 
+def test_the_default_ports_fit_any_number_of_referees(tmp_path: Path) -> None:
+    # Referee metrics ports skip the worker's, beat's and the web's: 9101, then 9105, 9106.
+    config = StackConfig(data_dir=tmp_path, referees=3)
+    assert [r.metrics_port for r in referee_processes(config)] == [9101, 9105, 9106]
+    check_port_plan(config)
+
+
 def test_a_referee_run_into_another_port_is_refused_with_a_free_start(tmp_path: Path) -> None:
-    # The defaults: referee-1's metrics port 9102 is the worker's.
-    config = StackConfig(data_dir=tmp_path, referees=2)
+    # Referee gRPC ports are consecutive: from 9100, referee-1's would be referee-0's metrics.
+    config = StackConfig(data_dir=tmp_path, referees=2, port=9100)
     with pytest.raises(CliError) as caught:
         check_port_plan(config)
     line = caught.value.line()
     assert "\n" not in line
-    assert line == (
-        "arena: port 9102 would be both referee-1's metrics port and the worker's metrics port; "
-        "pass --referee-metrics-port 9105 (2 ports from it)"
-    )
-    fixed = StackConfig(data_dir=tmp_path, referees=2, referee_metrics_port=9105)
-    check_port_plan(fixed)
+    assert line.startswith("arena: port 9101 would be both referee-0's metrics port and ")
+    assert "pass --" in line
 
 
 def test_a_referee_port_above_the_range_is_refused(tmp_path: Path) -> None:
@@ -62,7 +65,10 @@ def test_a_referee_port_above_the_range_is_refused(tmp_path: Path) -> None:
             ["--referees", "0"],
             "arena: argument --referees: 0 is not allowed: it must be more than 0",
         ),
-        (["--referees", "2"], "arena: port 9102 would be both referee-1's metrics port"),
+        (
+            ["--referees", "2", "--port", "9100"],
+            "arena: port 9101 would be both referee-0's metrics port",
+        ),
     ],
 )
 def test_the_command_refuses_in_one_line(tmp_path: Path, args: list[str], expected: str) -> None:

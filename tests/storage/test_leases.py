@@ -103,7 +103,7 @@ def test_claim_renew_lapse_and_takeover(fresh_database_url: str) -> None:
 
         assert await db.renew_leases("a", {match_id: 2}, SHORT) == {match_id}
         await lapse()  # a stops renewing (dead)
-        assert await db.claim_lapsed_matches("b", LONG, 10) == [(match_id, 3)]
+        assert await db.claim_lapsed_matches("b", LONG, 10) == [(match_id, 3, "a")]
         assert await db.renew_leases("a", {match_id: 2}, SHORT) == set()  # a learns it lost it
         assert await db.claim_match(match_id, "a", SHORT) is None
         assert await db.claim_lapsed_matches("c", LONG, 10) == []  # b's lease is live
@@ -144,7 +144,7 @@ def test_assign_places_a_pending_match_for_its_target_to_claim(fresh_database_ur
         unclaimed = await new_match(db)
         assert await db.assign_match(unclaimed, "d", SHORT)
         await lapse()  # d never claimed it
-        assert await db.claim_lapsed_matches("e", LONG, 10) == [(unclaimed, 1)]
+        assert await db.claim_lapsed_matches("e", LONG, 10) == [(unclaimed, 1, "d")]
 
     run(fresh_database_url, scenario)
 
@@ -179,11 +179,13 @@ def test_lapsed_matches_are_released_or_expired_and_young_pending_ones_wait(
         await db.claim_match(held, "a", LONG)
         assert await db.release_matches("a", [released]) == [released]
         await lapse()
-        assert await db.claim_lapsed_matches("b", LONG, 1) == [(released, 2)]  # oldest first
-        assert await db.claim_lapsed_matches("b", LONG, 10) == [(expired, 2)]
+        assert await db.claim_lapsed_matches("b", LONG, 1) == [(released, 2, None)]  # oldest first
+        assert await db.claim_lapsed_matches("b", LONG, 10) == [(expired, 2, "a")]
         assert await db.claim_lapsed_matches("b", LONG, 0) == []
         # Older than the lease, the pending match is an orphan and is taken too.
-        assert await db.claim_lapsed_matches("c", timedelta(milliseconds=1), 10) == [(young, 1)]
+        assert await db.claim_lapsed_matches("c", timedelta(milliseconds=1), 10) == [
+            (young, 1, None)
+        ]
         assert await db.match_host(held) == ("a", 1)
 
     run(fresh_database_url, scenario)
@@ -202,10 +204,10 @@ def test_two_referees_scanning_at_once_never_take_the_same_match(
                     db.claim_lapsed_matches("a", LONG, 15),
                     other.claim_lapsed_matches("b", LONG, 15),
                 )
-                taken_a, taken_b = {m for m, _ in a}, {m for m, _ in b}
+                taken_a, taken_b = {m for m, _, _ in a}, {m for m, _, _ in b}
                 assert not taken_a & taken_b
                 assert taken_a | taken_b == set(ids)
-                assert {e for _, e in a + b} == {1}
+                assert {e for _, e, _ in a + b} == {1}
         finally:
             await other.close()
 
@@ -277,7 +279,7 @@ def test_a_stale_decision_is_refused_and_a_current_one_in_its_batch_stored(
             None,
         ]
         await lapse()
-        assert await db.claim_lapsed_matches("b", LONG, 10) == [(match_id, 2)]
+        assert await db.claim_lapsed_matches("b", LONG, 10) == [(match_id, 2, "a")]
         # a wakes up and writes decision 2; b, resumed from the log, writes its own decision 2.
         stale, current = await db.write_decisions(
             [decision(match_id, 2, 1), decision(match_id, 2, 2)]
