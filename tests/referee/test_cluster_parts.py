@@ -1,0 +1,187 @@
+"""The parts of the referee tier: envelopes, placement, the hub's bots elsewhere, and the registry
+and relay on a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import time
+from datetime import timedelta
+
+import pytest
+import redis.asyncio as aioredis
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.ops.services import redis_url
+from arena.referee.placement import place
+from arena.referee.registry import RefereeInfo, Registry
+from arena.referee.relay import Envelope, Kind, Relay
+from arena.referee.sessions import Hub, Pending
+from arena.v1 import bot_pb2
+
+
+@given(
+    kind=st.sampled_from(list(Kind)),
+    sender=st.text(max_size=40),
+    bot_id=st.integers(-(2**63), 2**63 - 1),
+    match_id=st.integers(-(2**63), 2**63 - 1),
+    number=st.integers(-(2**63), 2**63 - 1),
+    payload=st.binary(max_size=200),
+)
+def test_an_envelope_survives_its_encoding(
+    kind: Kind, sender: str, bot_id: int, match_id: int, number: int, payload: bytes
+) -> None:
+    envelope = Envelope(kind, sender, bot_id, match_id, number, payload)
+    assert Envelope.decode(envelope.encode()) == envelope
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=300))
+def test_junk_on_the_relay_is_refused_with_value_error_or_read(data: bytes) -> None:
+    try:
+        envelope = Envelope.decode(data)
+    except ValueError:
+        return
+    assert isinstance(envelope.kind, Kind)
+
+
+def _info(name: str, hosted: int, draining: bool = False) -> RefereeInfo:
+    return RefereeInfo(name, f"{name}:1", hosted, 0, draining, 0.0, 0.0)
+
+
+def test_placement_prefers_the_least_loaded_referee_holding_the_bots() -> None:
+    live = [_info("a", 5), _info("b", 2), _info("c", 0)]
+    assert place({"a", "b"}, live, "a") == "b"  # c is idle but holds none of the bots
+    assert place(set(), live, "a") == "c"  # no bot connected: the least loaded
+    assert place({"x"}, live, "a") == "c"  # bots on a referee not live: the least loaded
+    assert place({"a", "b"}, [_info("a", 2), _info("b", 2)], "b") == "b"  # a tie stays here
+    assert place({"b"}, [_info("a", 0), _info("b", 0, draining=True)], "a") == "a"
+    assert place({"a"}, [], "me") == "me"  # nobody known: here
+
+
+def test_the_hub_sends_to_a_bot_elsewhere_and_starts_its_grace_when_it_goes() -> None:
+    sent: list[tuple[str, int, str]] = []
+    hub = Hub(timedelta(seconds=10))
+    hub.remote_send = lambda referee, bot, message: sent.append(
+        (referee, bot, message.WhichOneof("kind") or "")
+    )
+    assert not hub.is_connected(7) and not hub.send(7, bot_pb2.ArenaMessage())
+    hub.connected_elsewhere(7, "ref-2", bot_pb2.PAYLOAD_FORM_TYPED)
+    assert hub.is_connected(7) and hub.where(7) == "ref-2"
+    assert hub.form_of(7) == bot_pb2.PAYLOAD_FORM_TYPED
+    assert hub.send(7, bot_pb2.ArenaMessage(heartbeat=bot_pb2.Heartbeat()))
+    assert sent == [("ref-2", 7, "heartbeat")]
+    assert hub.reconnect_deadline(7) is None
+    hub.gone_elsewhere(7, "ref-1")  # not where it is: ignored
+    assert hub.where(7) == "ref-2"
+    before = time.monotonic()
+    hub.gone_elsewhere(7, "ref-2")
+    deadline = hub.reconnect_deadline(7)
+    assert deadline is not None and deadline >= before + 10
+    assert not hub.is_connected(7)
+
+
+def test_a_bot_connected_here_is_not_sent_elsewhere() -> None:
+    async def scenario() -> None:
+        hub = Hub(timedelta(seconds=10))
+        hub.remote_send = lambda *_: pytest.fail("sent elsewhere")
+        session = hub.connect(3, "three")
+        hub.connected_elsewhere(3, "ref-9", 0)  # a stale announcement: the stream here wins
+        assert hub.where(3) is None
+        assert hub.send(3, bot_pb2.ArenaMessage(heartbeat=bot_pb2.Heartbeat()))
+        assert session.outbox.qsize() == 1
+
+    asyncio.run(scenario())
+
+
+def test_a_bot_coming_back_elsewhere_wakes_its_waiting_request() -> None:
+    async def scenario() -> None:
+        hub = Hub(timedelta(seconds=10))
+        request = bot_pb2.DecisionRequest(match_id=1, decision=0)
+        pending = Pending(1, 0, 0, 5, request, time.monotonic() + 60)
+        hub.owe(pending)
+        waiter = pending.waiter = asyncio.get_running_loop().create_future()
+        hub.connected_elsewhere(5, "ref-1", 0)
+        assert waiter.done(), "the wait re-reads its deadline"
+
+    asyncio.run(scenario())
+
+
+@pytest.fixture
+def redis_for_test() -> str:
+    return os.environ.get("ARENA_REDIS_URL") or redis_url()
+
+
+def test_the_registry_lists_live_referees_and_locates_bots(redis_for_test: str) -> None:
+    async def scenario() -> None:
+        redis = aioredis.Redis.from_url(redis_for_test)
+        namespace = "test-" + secrets.token_hex(6)
+        ttl = timedelta(milliseconds=600)
+        a = Registry(redis, namespace, "a", "host-a:1", ttl)
+        b = Registry(redis, namespace, "b", "host-b:1", ttl)
+        other = Registry(redis, namespace + "-other", "a", "elsewhere:1", ttl)
+        try:
+            assert await a.claim_name()
+            assert await a.beat(3, {1: (0, "one"), 2: (2, "two")}, False) is True  # new
+            assert not await a.claim_name(), "a live referee holds the name"
+            assert await b.beat(0, {}, True) is True  # new too
+            assert await b.beat(0, {}, True) is False  # alive since
+            await other.beat(9, {1: (0, "one")}, False)  # another arena: never seen here
+            live = {r.name: r for r in await a.live()}
+            assert set(live) == {"a", "b"}
+            assert (live["a"].address, live["a"].hosted, live["a"].bots) == ("host-a:1", 3, 2)
+            assert live["b"].draining and not live["a"].draining
+            found = await b.locate([1, 2, 3])
+            assert {k: (p.referee, p.form, p.bot_name) for k, p in found.items()} == {
+                1: ("a", 0, "one"),
+                2: ("a", 2, "two"),
+            }
+            assert await b.bot_here(1, 1, "one") == "a", "b learns the bot left a"
+            await a.bot_left(1)  # no longer a's: b's key stays
+            assert (await a.locate([1]))[1].referee == "b"
+            assert set(await a.everyone()) == {1, 2}
+            await b.count_placed("a")
+            assert {r.name: r.hosted for r in await b.live()}["a"] == 4
+            await asyncio.sleep(0.8)  # a and b stop beating: both expire
+            assert await a.live() == []
+            assert await a.locate([1, 2]) == {}
+            assert await a.beat(0, {}, False) is True, "a learns it had been taken for dead"
+        finally:
+            await redis.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_the_relay_delivers_in_order_and_survives_junk(redis_for_test: str) -> None:
+    async def scenario() -> None:
+        namespace = "test-" + secrets.token_hex(6)
+        got: list[Envelope] = []
+        done = asyncio.Event()
+
+        def receive(envelope: Envelope) -> None:
+            got.append(envelope)
+            if len(got) == 50:
+                done.set()
+
+        redis_a = aioredis.Redis.from_url(redis_for_test)
+        redis_b = aioredis.Redis.from_url(redis_for_test)
+        a = Relay(redis_a, namespace, "a", lambda _: None)
+        b = Relay(redis_b, namespace, "b", receive)
+        await a.start()
+        await b.start()
+        try:
+            await redis_a.publish(f"arena:{namespace}:relay:b", b"junk")  # ignored, logged
+            for i in range(50):
+                a.send("b", Envelope(Kind.TO_BOT, "a", bot_id=i, payload=bytes([i % 256])))
+            await asyncio.wait_for(done.wait(), 10)
+            assert [e.bot_id for e in got] == list(range(50))
+            assert {e.sender for e in got} == {"a"}
+        finally:
+            await a.stop()
+            await b.stop()
+            await redis_a.aclose()
+            await redis_b.aclose()
+
+    asyncio.run(scenario())
