@@ -24,7 +24,7 @@ from arena.ops.services import data_dir, database_url, redis_url
 from arena.referee.app import Referee, RefereeConfig
 from arena.referee.auth import write_secret
 from arena.referee.clock import Clock, seconds
-from arena.referee.cluster import NameTaken
+from arena.referee.cluster import CannotJoin, NameTaken
 from arena.referee.lease_keeper import lease_timings
 from arena.referee.limits import Limits
 from arena.referee.server import create_server, serve_until_signalled
@@ -56,7 +56,10 @@ async def _serve(args: argparse.Namespace) -> int:
     token_file = data_dir() / "admin-token"
     if not token and token_file.exists():  # a restart keeps the token scripts already use
         token = token_file.read_text().strip()
-    async with await Database.open(database_url()) as db:
+    leases = lease_timings(args.lease)
+    # A referee paused mid-transaction (SIGSTOP, a frozen VM) must not keep its matches' rows
+    # locked past their lease: the others could not take them over.
+    async with await Database.open(database_url(), idle_in_transaction=leases.renew) as db:
         await db.migrate()
         config = RefereeConfig(
             host=args.name,
@@ -67,7 +70,7 @@ async def _serve(args: argparse.Namespace) -> int:
             limits=Limits(open_registration=args.open_registration),
             redis_url=redis_url(),
             address=args.advertise or f"{socket.gethostname()}:{args.port}",
-            leases=lease_timings(args.lease),
+            leases=leases,
         )
         referee = Referee(db, config)
         try:
@@ -75,6 +78,10 @@ async def _serve(args: argparse.Namespace) -> int:
         except NameTaken as exc:
             raise CliError(
                 str(exc), "give each referee its own --name", ExitCode.UNAVAILABLE
+            ) from None
+        except CannotJoin as exc:
+            raise CliError(
+                str(exc), "check ARENA_REDIS_URL and that Redis runs", ExitCode.UNAVAILABLE
             ) from None
         except RuntimeError as exc:  # grpc reports a port it cannot bind this way
             raise CliError(

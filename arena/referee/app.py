@@ -212,12 +212,10 @@ class Referee:
             del self.runners[runner.match_id]
 
     async def resume_hosted(self) -> list[int]:
-        """Resume the unfinished matches stored as hosted here (a restart after a crash), and
-        take over those whose host released them or died."""
+        """Resume the matches stored as hosted here (a restart), then at once (not after a
+        scan interval) take over those released or left by stopped referees."""
         claimed = await self.db.claim_own_matches(self.config.host, self.config.leases.lease)
-        resumed = await self._adopt(claimed, "restart")
-        # And at once (not after the first scan) those released or left by stopped referees.
-        return resumed + await self.leases.scan()
+        return await self._adopt(claimed, "restart") + await self.leases.scan()
 
     async def _adopt(self, claimed: list[tuple[int, int]], reason: str) -> list[int]:
         """Play matches just claimed, given as (match id, epoch)."""

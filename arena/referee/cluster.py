@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
 from arena.ops import metrics
 from arena.referee.bot_routes import BotRoutes, Host
@@ -36,7 +37,11 @@ class ClusterTimings:
     ttl: timedelta = timedelta(seconds=5)
 
 
-class NameTaken(RuntimeError):
+class CannotJoin(RuntimeError):
+    """The referee cannot join the arena: its name is taken, or Redis does not answer."""
+
+
+class NameTaken(CannotJoin):
     """A live referee already uses this referee's name."""
 
 
@@ -65,6 +70,14 @@ class Cluster:
     # -- life ----------------------------------------------------------------------------------
     async def start(self) -> None:
         """Join the arena: refuse a name a live referee uses, subscribe, start the heartbeat."""
+        try:
+            await self._join()
+        except CannotJoin:
+            raise
+        except (OSError, RedisError) as exc:
+            raise CannotJoin(f"cannot reach the arena's Redis: {exc}") from exc
+
+    async def _join(self) -> None:
         # A referee restarted right after a crash finds its old entry until it expires.
         until = time.monotonic() + (self.timings.ttl + self.timings.beat).total_seconds()
         while not await self.registry.claim_name() and time.monotonic() < until:
@@ -117,14 +130,19 @@ class Cluster:
 
     # -- placement -------------------------------------------------------------------------------
     async def place(self, bot_ids: Sequence[int]) -> str:
-        """The referee a new match of these bots goes to (see `placement.place`)."""
+        """The referee a new match of these bots goes to (see `placement.place`); this one
+        while Redis does not answer."""
         hub = self.referee.hub
         where = {hub.where(b) or (self.name if hub.session(b) else None) for b in bot_ids}
         missing = [b for b in bot_ids if not hub.is_connected(b)]
-        where |= {p.referee for p in (await self.registry.locate(missing)).values()}
-        chosen = place({w for w in where if w}, self.live, self.name)
-        if chosen != self.name:
-            await self.registry.count_placed(chosen)
+        try:
+            where |= {p.referee for p in (await self.registry.locate(missing)).values()}
+            chosen = place({w for w in where if w}, self.live, self.name)
+            if chosen != self.name:
+                await self.registry.count_placed(chosen)
+        except Exception as exc:  # Redis down: host it here, where nothing needs routing
+            log.warning("placing a match here, Redis does not answer: %s", exc)
+            return self.name
         return chosen
 
     async def hand_over(
@@ -160,7 +178,12 @@ class Cluster:
         or taken over here)."""
         hub = self.referee.hub
         missing = [b for b in bot_ids if hub.session(b) is None]
-        for bot_id, found in (await self.registry.locate(missing)).items():
+        try:
+            located = await self.registry.locate(missing)
+        except Exception as exc:  # Redis down: its bots connected here still play
+            log.warning("cannot locate the bots of a match: %s", exc)
+            return
+        for bot_id, found in located.items():
             if found.referee != self.name:
                 hub.connected_elsewhere(bot_id, found.referee, found.form)
 

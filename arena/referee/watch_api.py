@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import itertools
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -18,8 +20,11 @@ from arena.referee.rpc import Context, fail
 from arena.referee.watchers import Watcher, WatcherDropped
 from arena.storage.errors import StorageError
 from arena.v1 import arena_pb2
-from engines import EngineError
+from engines import EngineError, Record
 from engines.replay import steps
+
+FOLLOW_POLL = timedelta(milliseconds=250)
+"""How often the log of a match hosted by another referee is read for new steps."""
 
 
 class WatchApi:
@@ -73,28 +78,20 @@ class WatchApi:
     async def watch_stored(
         self, match_id: int, context: Context, delay: timedelta
     ) -> AsyncIterator[arena_pb2.MatchEvent]:
-        """The stored steps of a match not hosted here; of one still running, only those
-        logged at least `delay` ago."""
+        """The stored steps of a match not hosted here: of one still running (on another
+        referee of the arena), followed from its log as it grows, each step shown once it was
+        logged at least `delay` ago, until the match ends."""
         final, row = await self.matches.match_and_row(match_id, context, "WatchMatch")
-        try:
-            record = await self.db.record(match_id)
-            if row.status not in ENDED:
-                now = datetime.now(UTC)
-                logged = await self.db.decisions(match_id)
-                shown = sum(
-                    1
-                    for d in logged
-                    if d.created_at is not None and spectate.is_revealed(d.created_at, delay, now)
-                )
-                record = dataclasses.replace(record, moves=record.moves[:shown])
-        except StorageError as exc:
-            await fail(context, "WatchMatch", grpc.StatusCode.UNAVAILABLE, str(exc))
-        rules = engines.get(record.game)
-        last = None
-        replayed = steps(rules, record)
+        rules = engines.get(row.game)
+        shown, last = 0, None
         while True:
+            ended = row.status in ENDED
             try:
-                step = next(replayed, None)
+                record = await self._revealed(match_id, delay, ended)
+            except StorageError as exc:
+                await fail(context, "WatchMatch", grpc.StatusCode.UNAVAILABLE, str(exc))
+            try:  # replayed from the start each time: a match is a few hundred steps
+                new = list(itertools.islice(steps(rules, record), shown, None))
             except EngineError as exc:  # e.g. a match played under an older rules version
                 await fail(
                     context,
@@ -102,11 +99,29 @@ class WatchApi:
                     grpc.StatusCode.FAILED_PRECONDITION,
                     f"match {match_id} cannot be replayed here: {exc}",
                 )
-            if step is None:
+            for step in new:
+                view = spectate.public_view(rules, step.after, step.events)
+                last = step.decision.number
+                yield match_event(match_id, rules.name, last, step.decision.label, view)
+            shown += len(new)
+            if ended:
                 break
-            view = spectate.public_view(rules, step.after, step.events)
-            last = step.decision.number
-            yield match_event(match_id, rules.name, step.decision.number, step.decision.label, view)
+            await asyncio.sleep(FOLLOW_POLL.total_seconds())
+            final, row = await self.matches.match_and_row(match_id, context, "WatchMatch")
         yield arena_pb2.MatchEvent(
             match_id=match_id, decision=last if last is not None else -1, label="end", final=final
         )
+
+    async def _revealed(self, match_id: int, delay: timedelta, ended: bool) -> Record:
+        """The match's record, cut to the decisions spectators may see now."""
+        record = await self.db.record(match_id)
+        if ended:
+            return record
+        now = datetime.now(UTC)
+        logged = await self.db.decisions(match_id)
+        revealed = sum(
+            1
+            for d in logged
+            if d.created_at is not None and spectate.is_revealed(d.created_at, delay, now)
+        )
+        return dataclasses.replace(record, moves=record.moves[:revealed])

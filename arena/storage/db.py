@@ -46,13 +46,15 @@ class Database(MatchLeases):
         *,
         timeout: timedelta = timedelta(seconds=10),
         acquire_timeout: timedelta = timedelta(seconds=3),
+        idle_in_transaction: timedelta | None = None,
     ) -> Database:
         """Connect a pool to `url` and start the decision writer; `Unavailable` if unreachable.
 
         `timeout` bounds the first connection; `acquire_timeout` how long a call waits for a
-        pooled connection before it fails with `Unavailable`.
+        pooled connection before it fails with `Unavailable`; `idle_in_transaction` (see
+        `PoolSettings`) frees the locks of a process paused mid-transaction.
         """
-        settings = PoolSettings(min_size, max_size, acquire_timeout)
+        settings = PoolSettings(min_size, max_size, acquire_timeout, idle_in_transaction)
         database = cls(await Pool.open(url, settings, timeout))
         await database.writer.start()
         return database

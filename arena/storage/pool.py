@@ -30,6 +30,9 @@ class PoolSettings:
     max_size: int = 10
     acquire_timeout: timedelta = timedelta(seconds=3)
     """A call that gets no connection within this fails with `Unavailable`."""
+    idle_in_transaction: timedelta | None = None
+    """Postgres ends a session of this pool that sits this long inside a transaction without a
+    word (its process paused or cut off), releasing its row locks; None: never."""
 
 
 CONNECT_OPTIONS: dict[str, Any] = {
@@ -172,12 +175,20 @@ def _new_pool(url: str, settings: PoolSettings) -> AsyncConnectionPool[AsyncConn
         min_size=settings.min_size,
         max_size=settings.max_size,
         open=False,
-        kwargs=dict(CONNECT_OPTIONS),
+        kwargs=_connect_options(settings),
         configure=_configure,
         check=AsyncConnectionPool.check_connection,
         timeout=settings.acquire_timeout.total_seconds(),
         name="arena",
     )
+
+
+def _connect_options(settings: PoolSettings) -> dict[str, Any]:
+    options = dict(CONNECT_OPTIONS)
+    if settings.idle_in_transaction is not None:
+        ms = max(1, int(settings.idle_in_transaction.total_seconds() * 1000))
+        options["options"] = f"-c idle_in_transaction_session_timeout={ms}"
+    return options
 
 
 async def _connect_error(url: str, timeout: timedelta) -> str:

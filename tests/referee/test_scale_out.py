@@ -84,6 +84,14 @@ async def create(address: str, game: str, bots: list[str], seed: int) -> int:
     return match.match_id
 
 
+async def watch(address: str, match_id: int) -> list[arena_pb2.MatchEvent]:
+    """Every event WatchMatch streams for the match, through the referee at `address`."""
+    channel, api = stub(address)
+    async with channel:
+        call = api.WatchMatch(arena_pb2.WatchMatchRequest(match_id=match_id))
+        return [event async for event in call]
+
+
 async def get_match(fleet: Fleet, match_id: int) -> arena_pb2.Match:
     """The match as any live referee reports it."""
     for index, address in enumerate(fleet.addresses):
@@ -160,9 +168,18 @@ def test_bots_on_three_referees_play_matches_hosted_anywhere(fresh_database_url:
                 ]
                 ids.append(await create(fleet.addresses[2], "loyang", [names[2], names[6]], seed=9))
                 hosts = {(await get_match(fleet, i)).host for i in ids}
+                # A spectator on a referee that does not host the match follows it live.
+                host = (await get_match(fleet, ids[0])).host
+                elsewhere = next(a for i, a in enumerate(fleet.addresses) if f"ref-{i}" != host)
+                watching = asyncio.create_task(watch(elsewhere, ids[0]))
                 await until_ended(fleet, ids)
+                events = await asyncio.wait_for(watching, 30)
             await check_played_cleanly(fleet, ids)
             assert hosts <= {"ref-0", "ref-1", "ref-2"} and len(hosts) >= 2, hosts
+            numbers = [e.decision for e in events[:-1]]
+            assert numbers == list(range(len(fleet.decisions(ids[0])))), "every step once"
+            assert events[-1].label == "end"
+            assert events[-1].final.status == common_pb2.MATCH_STATUS_FINISHED
 
     asyncio.run(scenario())
 
