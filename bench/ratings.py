@@ -15,6 +15,8 @@
    commit), before and after in the same run, alternating: "before" is the schema of migration
    0007, whose `rating_changes` checked its bot and match keys row by row (re-created for those
    rounds); "after" is the migrated schema (0008: no per-row keys). Medians over the rounds.
+6. Ad-hoc matches rated per second through `rating_store.rate_match` (one transaction each, as
+   the referee rates a match as it finishes), 4 seats, through a `Database` pool.
 
 Usage: python bench/ratings.py [REPS] [--db-only]
 """
@@ -37,13 +39,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import psycopg
 from psycopg import sql
 
-from arena.storage import MatchStatus
+from arena.storage import Database, MatchStatus
 from arena.storage.migrate import migrate
 from arena.storage.sql import query
 from arena.tournament import skill
 from arena.tournament.formats import RatingSystem
 from arena.tournament.pairing import History, RoundResult, TableResult, pair_round, standings
-from arena.tournament.rating_store import rate_closed_round
+from arena.tournament.rating_store import rate_closed_round, rate_match
 from arena.tournament.ratings import (
     DEFAULT_K,
     DEFAULT_RATING,
@@ -206,11 +208,25 @@ async def db_speed(server_url: str) -> None:
             await migrate(conn)
             await _db_rounds(conn)
             await _close_round_path(conn)
+        await _ad_hoc_matches(url)
     finally:
         async with await psycopg.AsyncConnection.connect(server_url, autocommit=True) as admin:
             await admin.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
             )
+
+
+# The per-seat statements `close_round` and `rate_match` used before they were batched.
+PER_SEAT_CHANGE = """
+INSERT INTO rating_changes (bot_id, game, match_id, tournament_id, round_no, before, after, delta)
+VALUES (%(bot_id)s, %(game)s, %(match_id)s, %(tournament_id)s, %(round_no)s, %(before)s,
+        %(after)s, %(delta)s)
+ON CONFLICT (bot_id, match_id) DO NOTHING"""
+PER_SEAT_RATING = """
+INSERT INTO ratings (bot_id, game, rating, games, updated_at)
+VALUES (%(bot_id)s, %(game)s, %(rating)s, %(games)s, now())
+ON CONFLICT (bot_id, game)
+DO UPDATE SET rating = excluded.rating, games = excluded.games, updated_at = now()"""
 
 
 async def _db_rounds(conn: psycopg.AsyncConnection[Any]) -> None:
@@ -241,7 +257,7 @@ async def _db_rounds(conn: psycopg.AsyncConnection[Any]) -> None:
                     for match_id, per in zip(ids, deltas, strict=True):
                         for bot, delta in per.items():
                             await conn.execute(
-                                query("insert_rating_change"),
+                                PER_SEAT_CHANGE,
                                 {
                                     "bot_id": bot,
                                     "game": "hart",
@@ -254,7 +270,7 @@ async def _db_rounds(conn: psycopg.AsyncConnection[Any]) -> None:
                                 },
                             )
                             await conn.execute(
-                                query("upsert_rating"),
+                                PER_SEAT_RATING,
                                 {"bot_id": bot, "game": "hart", "rating": 1500 + delta, "games": r},
                             )
                 else:
@@ -345,8 +361,38 @@ async def _close_round_path(conn: psycopg.AsyncConnection[Any]) -> None:
     )
 
 
+async def _ad_hoc_matches(url: str, count: int = 300) -> None:
+    """Part 6."""
+    rnd = random.Random(SEED + 6)
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        cursor = await conn.execute(
+            "INSERT INTO matches (game, rules_version, seats, seed, status)"
+            " SELECT 'hart', 1, 4, 1, 'finished' FROM generate_series(1, %s) RETURNING id",
+            (count,),
+        )
+        ids = [int(r[0]) for r in await cursor.fetchall()]
+        seats = [
+            (m, seat, bot, rank)
+            for m in ids
+            for seat, (bot, rank) in enumerate(tables_of_a_round(rnd, 1)[0])
+        ]
+        async with conn.cursor() as cur:
+            await cur.executemany(
+                "INSERT INTO seats (match_id, seat, bot_id, rank) VALUES (%s, %s, %s, %s)", seats
+            )
+    db = await Database.open(url)
+    try:
+        start = time.perf_counter()
+        for match_id in ids:
+            await rate_match(db, match_id)
+        rate = count / (time.perf_counter() - start)
+    finally:
+        await db.close()
+    print(f"6. ad-hoc matches rated one by one: {rate:,.0f} matches/s ({count} matches, 4 seats)")
+
+
 def main() -> None:
-    """Run the five parts (only 4 and 5 with --db-only)."""
+    """Run the six parts (only 4 to 6 with --db-only)."""
     args = [a for a in sys.argv[1:] if a != "--db-only"]
     reps = int(args[0]) if args else 20
     if "--db-only" not in sys.argv:

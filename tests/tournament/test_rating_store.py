@@ -10,7 +10,7 @@ import pytest
 from arena.storage import Database, MatchStatus
 from arena.storage.botstats import bot_stats, rating_trends
 from arena.tournament.formats import RatingSystem
-from arena.tournament.rating_store import leaderboard, rate_closed_round
+from arena.tournament.rating_store import leaderboard, rate_closed_round, rate_match
 from arena.tournament.tables import Table
 from tests.dbfixtures import migrate_database
 
@@ -86,6 +86,38 @@ def test_a_retried_round_is_rated_once_and_reads_back(url: str) -> None:
             }
         finally:
             await db.close()
+
+    asyncio.run(run())
+
+
+def test_an_ad_hoc_match_is_rated_once_in_batched_writes(url: str) -> None:
+    async def run() -> None:
+        tables = await _round_of_two_tables(url)
+        match_id = tables[0].match_id
+        assert match_id is not None
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(
+                "INSERT INTO seats (match_id, seat, bot_id, rank) VALUES"
+                " (%(m)s, 0, 3, 2), (%(m)s, 1, 1, 1), (%(m)s, 2, 2, 3)",
+                {"m": match_id},
+            )
+        db = await Database.open(url)
+        try:
+            first = await rate_match(db, match_id)
+            assert await rate_match(db, match_id) == {}, "a match is rated once"
+            stored = await db.rating_changes([match_id])
+        finally:
+            await db.close()
+        assert set(first) == {1, 2, 3} and first[1] > 0 > first[2]
+        assert stored == {(match_id, b): pytest.approx(d) for b, d in first.items()}
+        with psycopg.connect(url) as conn:
+            rows = conn.execute(
+                "SELECT r.bot_id, r.rating, r.games, c.before, c.after, c.tournament_id"
+                " FROM ratings r JOIN rating_changes c USING (bot_id) ORDER BY r.bot_id"
+            ).fetchall()
+        for bot, rating, games, before, after, tournament in rows:
+            assert (games, before, tournament) == (1, 1500.0, None)
+            assert rating == pytest.approx(after) == pytest.approx(1500.0 + first[bot])
 
     asyncio.run(run())
 
