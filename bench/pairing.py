@@ -8,6 +8,10 @@ few rounds with seeded random results, so the timed round has a real history to 
 The baseline, timed in the same run, is a plain fold: sort by standing and cut into
 tables with no repeat avoidance. Machines are shared and noisy, so the ratio is the number to
 compare across runs; each timing is the best of a few repeats.
+Part 3 (`--sweep [SEEDS] [STEP]`, only): the wide sweep, seeded Swisses of 13-57 entrants (every
+STEP, default 4) at 2-6 seats for 10 rounds (SEEDS, default 1); prints how many rematch-free
+searches found a seating, proved none exists, or ran out of budget (undecided), and the slowest
+pairing's CPU time.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from collections.abc import Callable
 from functools import partial
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 # Run as a script from anywhere: the repository root is what makes `arena` importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from arena.tournament import rematch, seating
 from arena.tournament.pairing import (
     Entrant,
     History,
@@ -133,8 +139,54 @@ def hard_case(count: int, table_size: int, rounds: int) -> float:
     return slowest
 
 
+def sweep(seeds: int, step: int) -> None:
+    """Part 3: count the rematch-free search's verdicts over a wide sweep of Swisses."""
+    verdicts: list[rematch.Verdict] = []
+
+    def recording(*args: Any, **kwargs: Any) -> rematch.Verdict:
+        verdicts.append(rematch.find_rematch_free(*args, **kwargs))
+        return verdicts[-1]
+
+    # Count the verdicts where the pairing asks for them (as tests/tournament/test_rematch.py does).
+    seating.find_rematch_free = recording  # type: ignore[attr-defined]
+    slowest, pairings = 0.0, 0
+    for seed in range(seeds):
+        for count in range(13, 58, step):
+            for size in range(2, 7):
+                rnd = random.Random(seed * 1000 + count * 10 + size)
+                bots = range(count)
+                ratings = {bot: rnd.uniform(1200, 1800) for bot in bots}
+                allowed = (size - 1, size) if size > 2 else (2,)
+                history = History()
+                results: list[RoundResult] = []
+                for round_no in range(1, 11):
+                    field = standings(bots, results, ratings)
+                    start = time.process_time()
+                    paired = pair_round(field, history, size, allowed, seed, round_no)
+                    slowest = max(slowest, time.process_time() - start)
+                    pairings += 1
+                    history = history.after(paired.tables)
+                    tables = tuple(
+                        TableResult(t, tuple(rnd.randrange(len(t)) for _ in t))
+                        for t in paired.tables
+                    )
+                    results.append(RoundResult(size, tables, paired.byes))
+    found = sum(v.seating is not None for v in verdicts)
+    proven = sum(v.proven for v in verdicts)
+    print(
+        f"sweep: {pairings} pairings, {len(verdicts)} rematch-free searches: {found} found,"
+        f" {proven} proven impossible, {len(verdicts) - found - proven} undecided;"
+        f" slowest pairing {slowest * 1e3:.1f} ms CPU (goal < 100 ms)"
+    )
+
+
 def main() -> None:
-    """Print the hard cases round by round, then pairing and baseline times for large fields."""
+    """Print the hard cases round by round, then pairing and baseline times for large fields;
+    with --sweep, only the wide sweep."""
+    if "--sweep" in sys.argv:
+        args = [int(a) for a in sys.argv[sys.argv.index("--sweep") + 1 :]]
+        sweep(*(args + [1, 4][len(args) :]))
+        return
     slowest = max(hard_case(n, size, rounds) for n, size, rounds in HARD_CASES)
     print(f"slowest hard-case pairing: {slowest * 1e3:.1f} ms (goal < 100 ms)")
     print(f"{TABLE_SIZE}-seat tables, round {ROUNDS_BEFORE + 1}, best of {REPEATS}")

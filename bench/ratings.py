@@ -10,11 +10,13 @@
 4. Speed through Postgres (needs ARENA_DATABASE_URL; a throwaway database is made and dropped):
    table updates per second when a round of 250 tables is written one statement per seat (the
    old `close_round`) and batched (the two write statements `close_round` uses).
-5. `close_round`'s whole rating path through Postgres, 250 4-seat tables per round (lock the
-   ratings, mark the matches rated, write changes and ratings, commit), before and after in the
-   same run, alternating: "before" marks each match rated with its own UPDATE and checks the
-   foreign key `rating_changes.tournament_id` (re-created for it, as migrations 0001-0006 had it);
-   "after" is `rating_store.rate_closed_round` on the migrated schema. Medians over the rounds.
+5. `close_round`'s whole rating path through Postgres (`rating_store.rate_closed_round`), 250
+   4-seat tables per round (lock the ratings, mark the matches rated, write changes and ratings,
+   commit), before and after in the same run, alternating: "before" is the schema of migration
+   0007, whose `rating_changes` checked its bot and match keys row by row (re-created for those
+   rounds); "after" is the migrated schema (0008: no per-row keys). Medians over the rounds.
+6. Ad-hoc matches rated per second through `rating_store.rate_match` (one transaction each, as
+   the referee rates a match as it finishes), 4 seats, through a `Database` pool.
 
 Usage: python bench/ratings.py [REPS] [--db-only]
 """
@@ -37,13 +39,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import psycopg
 from psycopg import sql
 
-from arena.storage import MatchStatus
+from arena.storage import Database, MatchStatus
 from arena.storage.migrate import migrate
 from arena.storage.sql import query
 from arena.tournament import skill
 from arena.tournament.formats import RatingSystem
 from arena.tournament.pairing import History, RoundResult, TableResult, pair_round, standings
-from arena.tournament.rating_store import rate_closed_round
+from arena.tournament.rating_store import rate_closed_round, rate_match
 from arena.tournament.ratings import (
     DEFAULT_K,
     DEFAULT_RATING,
@@ -206,11 +208,25 @@ async def db_speed(server_url: str) -> None:
             await migrate(conn)
             await _db_rounds(conn)
             await _close_round_path(conn)
+        await _ad_hoc_matches(url)
     finally:
         async with await psycopg.AsyncConnection.connect(server_url, autocommit=True) as admin:
             await admin.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
             )
+
+
+# The per-seat statements `close_round` and `rate_match` used before they were batched.
+PER_SEAT_CHANGE = """
+INSERT INTO rating_changes (bot_id, game, match_id, tournament_id, round_no, before, after, delta)
+VALUES (%(bot_id)s, %(game)s, %(match_id)s, %(tournament_id)s, %(round_no)s, %(before)s,
+        %(after)s, %(delta)s)
+ON CONFLICT (bot_id, match_id) DO NOTHING"""
+PER_SEAT_RATING = """
+INSERT INTO ratings (bot_id, game, rating, games, updated_at)
+VALUES (%(bot_id)s, %(game)s, %(rating)s, %(games)s, now())
+ON CONFLICT (bot_id, game)
+DO UPDATE SET rating = excluded.rating, games = excluded.games, updated_at = now()"""
 
 
 async def _db_rounds(conn: psycopg.AsyncConnection[Any]) -> None:
@@ -241,7 +257,7 @@ async def _db_rounds(conn: psycopg.AsyncConnection[Any]) -> None:
                     for match_id, per in zip(ids, deltas, strict=True):
                         for bot, delta in per.items():
                             await conn.execute(
-                                query("insert_rating_change"),
+                                PER_SEAT_CHANGE,
                                 {
                                     "bot_id": bot,
                                     "game": "hart",
@@ -254,7 +270,7 @@ async def _db_rounds(conn: psycopg.AsyncConnection[Any]) -> None:
                                 },
                             )
                             await conn.execute(
-                                query("upsert_rating"),
+                                PER_SEAT_RATING,
                                 {"bot_id": bot, "game": "hart", "rating": 1500 + delta, "games": r},
                             )
                 else:
@@ -294,21 +310,19 @@ async def _db_rounds(conn: psycopg.AsyncConnection[Any]) -> None:
     )
 
 
-OLD_FOREIGN_KEY = (
-    "ALTER TABLE rating_changes ADD CONSTRAINT rating_changes_tournament_id_fkey"
-    " FOREIGN KEY (tournament_id) REFERENCES tournaments (id)"
+KEYS_OF_0007 = (
+    "ALTER TABLE rating_changes ADD CONSTRAINT rating_changes_bot_id_fkey"
+    " FOREIGN KEY (bot_id) REFERENCES bots (id)",
+    "ALTER TABLE rating_changes ADD CONSTRAINT rating_changes_match_id_fkey"
+    " FOREIGN KEY (match_id) REFERENCES matches (id)",
 )
 
 
 async def _close_round_path(conn: psycopg.AsyncConnection[Any]) -> None:
     """Part 5."""
     rnd = random.Random(SEED + 5)
-    await conn.execute(
-        "INSERT INTO tournaments (id, name, game, table_size, rounds, seed, starts_at)"
-        " VALUES (1, 'bench', 'hart', 4, 100, 1, now())"
-    )
     per_round = 250
-    pairs = 6  # before and after alternate: the shared machine's load hits both alike
+    pairs = 8  # before and after alternate: the shared machine's load hits both alike
     cursor = await conn.execute(
         "INSERT INTO matches (game, rules_version, seats, seed, status)"
         " SELECT 'hart', 1, 4, 1, 'finished' FROM generate_series(1, %s) RETURNING id",
@@ -326,18 +340,19 @@ async def _close_round_path(conn: psycopg.AsyncConnection[Any]) -> None:
             for n, (m, t) in enumerate(zip(ids, tables_of_a_round(rnd, per_round), strict=True))
         ]
         if mode == "before":
-            await conn.execute(OLD_FOREIGN_KEY)
+            for key in KEYS_OF_0007:
+                await conn.execute(key)
         start = time.perf_counter()
         async with conn.transaction():
-            if mode == "before":
-                await _old_rate_closed_round(conn, (1, round_no), tables)
-            else:
-                await rate_closed_round(conn, "hart", RatingSystem.ELO, (1, round_no), tables, 32)
+            await rate_closed_round(conn, "hart", RatingSystem.ELO, (1, round_no), tables, 32)
         took[mode].append(time.perf_counter() - start)
         if mode == "before":
-            await conn.execute(
-                "ALTER TABLE rating_changes DROP CONSTRAINT rating_changes_tournament_id_fkey"
-            )
+            for key in ("rating_changes_bot_id_fkey", "rating_changes_match_id_fkey"):
+                await conn.execute(
+                    sql.SQL("ALTER TABLE rating_changes DROP CONSTRAINT {}").format(
+                        sql.Identifier(key)
+                    )
+                )
     rates = {m: per_round / sorted(t)[len(t) // 2] for m, t in took.items()}
     print(
         f"5. close_round rating path, {per_round} tables/round: before {rates['before']:,.0f}"
@@ -346,53 +361,38 @@ async def _close_round_path(conn: psycopg.AsyncConnection[Any]) -> None:
     )
 
 
-async def _old_rate_closed_round(
-    conn: psycopg.AsyncConnection[Any], key: tuple[int, int], tables: list[Table]
-) -> None:
-    """`rate_closed_round` as it was: one UPDATE per match to mark it rated."""
-    bots = sorted({b for t in tables for b in t.bot_ids})
-    cursor = await conn.execute(query("ratings_for_update"), {"game": "hart", "bot_ids": bots})
-    before = {int(r[0]): (float(r[1]), int(r[2])) for r in await cursor.fetchall()}
-    ratings = {b: before.get(b, (DEFAULT_RATING, 0))[0] for b in bots}
-    to_rate = []
-    for table in tables:
-        cursor = await conn.execute(query("mark_rated"), {"match_id": table.match_id})
-        if await cursor.fetchone() is not None:
-            to_rate.append(table)
-    played = {b: before.get(b, (DEFAULT_RATING, 0))[1] for b in bots}
-    flat = [
-        (bot, t.match_id, delta)
-        for t in to_rate
-        for bot, delta in rate_round(
-            ratings, [list(zip(t.bot_ids, t.ranks, strict=True))], DEFAULT_K, played
-        ).items()
-    ]
-    await conn.execute(
-        query("insert_rating_changes"),
-        {
-            "game": "hart",
-            "tournament_id": key[0],
-            "round_no": key[1],
-            "bot_ids": [b for b, _, _ in flat],
-            "match_ids": [m for _, m, _ in flat],
-            "befores": [ratings[b] for b, _, _ in flat],
-            "afters": [ratings[b] + d for b, _, d in flat],
-            "deltas": [d for _, _, d in flat],
-        },
-    )
-    await conn.execute(
-        query("upsert_ratings"),
-        {
-            "game": "hart",
-            "bot_ids": [b for b, _, _ in flat],
-            "ratings": [ratings[b] + d for b, _, d in flat],
-            "games": [before.get(b, (DEFAULT_RATING, 0))[1] + 1 for b, _, _ in flat],
-        },
-    )
+async def _ad_hoc_matches(url: str, count: int = 300) -> None:
+    """Part 6."""
+    rnd = random.Random(SEED + 6)
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        cursor = await conn.execute(
+            "INSERT INTO matches (game, rules_version, seats, seed, status)"
+            " SELECT 'hart', 1, 4, 1, 'finished' FROM generate_series(1, %s) RETURNING id",
+            (count,),
+        )
+        ids = [int(r[0]) for r in await cursor.fetchall()]
+        seats = [
+            (m, seat, bot, rank)
+            for m in ids
+            for seat, (bot, rank) in enumerate(tables_of_a_round(rnd, 1)[0])
+        ]
+        async with conn.cursor() as cur:
+            await cur.executemany(
+                "INSERT INTO seats (match_id, seat, bot_id, rank) VALUES (%s, %s, %s, %s)", seats
+            )
+    db = await Database.open(url)
+    try:
+        start = time.perf_counter()
+        for match_id in ids:
+            await rate_match(db, match_id)
+        rate = count / (time.perf_counter() - start)
+    finally:
+        await db.close()
+    print(f"6. ad-hoc matches rated one by one: {rate:,.0f} matches/s ({count} matches, 4 seats)")
 
 
 def main() -> None:
-    """Run the five parts (only 4 and 5 with --db-only)."""
+    """Run the six parts (only 4 to 6 with --db-only)."""
     args = [a for a in sys.argv[1:] if a != "--db-only"]
     reps = int(args[0]) if args else 20
     if "--db-only" not in sys.argv:

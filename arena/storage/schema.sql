@@ -125,11 +125,14 @@ CREATE TABLE ratings (
 CREATE INDEX ratings_leaderboard_idx ON ratings (game, rating DESC);
 
 -- Every rating change, with the match that caused it; keyed so a retried task counts once.
+-- No foreign keys, so a closed round's thousand changes are not checked row by row (migrations
+-- 0007, 0008): the writer (`rating_store`) writes a change only for a match it marked rated and
+-- for bots whose `ratings` row it writes, in the same transaction; the triggers below keep a bot
+-- or match with rating changes from being deleted, as the keys did.
 CREATE TABLE rating_changes (
-    bot_id bigint NOT NULL REFERENCES bots (id),
+    bot_id bigint NOT NULL,
     game text NOT NULL,
-    match_id bigint NOT NULL REFERENCES matches (id),
-    -- No foreign key: the match names its tournament under its own key (migration 0007).
+    match_id bigint NOT NULL,
     tournament_id bigint,
     round_no integer,
     before double precision NOT NULL,
@@ -139,6 +142,30 @@ CREATE TABLE rating_changes (
     CONSTRAINT rating_changes_bot_id_match_id_key UNIQUE (bot_id, match_id)
 );
 CREATE INDEX rating_changes_match_idx ON rating_changes (match_id);
+
+CREATE FUNCTION rating_changes_keep_bots() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM rating_changes AS rc JOIN gone ON rc.bot_id = gone.id) THEN
+        RAISE foreign_key_violation USING MESSAGE = 'a bot with rating changes cannot be deleted';
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION rating_changes_keep_matches() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM rating_changes AS rc JOIN gone ON rc.match_id = gone.id) THEN
+        RAISE foreign_key_violation USING MESSAGE = 'a rated match cannot be deleted';
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER bots_keep_rating_changes AFTER DELETE ON bots
+    REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION rating_changes_keep_bots();
+CREATE TRIGGER matches_keep_rating_changes AFTER DELETE ON matches
+    REFERENCING OLD TABLE AS gone FOR EACH STATEMENT
+    EXECUTE FUNCTION rating_changes_keep_matches();
 
 CREATE TABLE entries (
     tournament_id bigint NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,

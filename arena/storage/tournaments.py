@@ -220,6 +220,31 @@ async def ratings_for_update(
         return {r.bot_id: r for r in await cur.fetchall()}
 
 
+async def lock_ratings_and_mark_rated(
+    conn: AsyncConnection[Any], game: str, bots: Sequence[int], match_ids: Sequence[int]
+) -> tuple[dict[int, RatingRow], set[int]]:
+    """Lock the Elo rows of those of `bots` who have one and mark the finished, unrated ones of
+    `match_ids` rated, in the caller's transaction and one round trip (a pipeline): the rows,
+    and the matches marked now (each is marked, so rated, exactly once)."""
+    async with conn.pipeline():
+        locked = conn.cursor(row_factory=class_row(RatingRow))
+        await locked.execute(query("ratings_for_update"), {"game": game, "bot_ids": list(bots)})
+        marking = await conn.execute(query("mark_rated_many"), {"match_ids": list(match_ids)})
+        rows = {r.bot_id: r for r in await locked.fetchall()}
+        return rows, {int(r[0]) for r in await marking.fetchall()}
+
+
+async def write_round_ratings(
+    conn: AsyncConnection[Any], changes: Mapping[str, Any], ratings: Mapping[str, Any]
+) -> None:
+    """Insert a round's rating changes and upsert its ratings (parameters of the queries
+    `insert_rating_changes` and `upsert_ratings`) in one round trip, in the caller's
+    transaction."""
+    async with conn.pipeline():
+        await conn.execute(query("insert_rating_changes"), changes)
+        await conn.execute(query("upsert_ratings"), ratings)
+
+
 async def match_for_rating(conn: AsyncConnection[Any], match_id: int) -> MatchToRate | None:
     """The match, locked in the caller's transaction."""
     async with conn.cursor(row_factory=class_row(MatchToRate)) as cur:

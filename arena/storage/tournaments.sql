@@ -121,19 +121,6 @@ ORDER BY bot_id FOR UPDATE;
 SELECT bot_id, rating, games FROM ratings
 WHERE game = %(game)s AND bot_id = ANY(%(bot_ids)s::bigint[]);
 
--- name: insert_rating_change
-INSERT INTO rating_changes (bot_id, game, match_id, tournament_id, round_no, before, after, delta)
-VALUES (%(bot_id)s, %(game)s, %(match_id)s, %(tournament_id)s, %(round_no)s, %(before)s,
-        %(after)s, %(delta)s)
-ON CONFLICT (bot_id, match_id) DO NOTHING
-RETURNING bot_id;
-
--- name: upsert_rating
-INSERT INTO ratings (bot_id, game, rating, games, updated_at)
-VALUES (%(bot_id)s, %(game)s, %(rating)s, %(games)s, now())
-ON CONFLICT (bot_id, game)
-DO UPDATE SET rating = excluded.rating, games = excluded.games, updated_at = now();
-
 -- name: mark_rated
 UPDATE matches SET rated = true WHERE id = %(match_id)s AND NOT rated RETURNING id;
 

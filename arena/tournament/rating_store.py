@@ -1,8 +1,8 @@
 """Writing ratings to Postgres: a closed round's tables, an ad-hoc match, the leaderboards.
 
 A round is rated from the ratings before it, in the transaction that closes it, in four statements
-however many tables it has; each match is marked rated once, so a retried task counts nothing
-twice. A tournament with the OpenSkill system also updates `skill_ratings`.
+and two round trips however many tables it has; each match is marked rated once, so a retried task
+counts nothing twice. A tournament with the OpenSkill system also updates `skill_ratings`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,13 @@ from arena.ops import metrics
 from arena.storage import Database
 from arena.storage.rows import MatchStatus
 from arena.storage.sql import query
-from arena.storage.tournaments import RatingRow, match_for_rating, ratings_for_update
+from arena.storage.tournaments import (
+    RatingRow,
+    lock_ratings_and_mark_rated,
+    match_for_rating,
+    ratings_for_update,
+    write_round_ratings,
+)
 from arena.tournament import skill
 from arena.tournament.formats import RatingSystem, parse_rating_system
 from arena.tournament.ratings import (
@@ -40,7 +46,7 @@ async def rate_closed_round(
     k: float,
 ) -> None:
     """Rate the finished tables of round `key` = (tournament, round) being closed, in the
-    caller's transaction: four statements per round, however many tables."""
+    caller's transaction: four statements in two round trips per round, however many tables."""
     tournament_id, round_no = key
     # An aborted match was not played out: it counts for standings (a tie) but is never rated.
     finished = {
@@ -49,10 +55,9 @@ async def rate_closed_round(
         if t.match_id is not None and t.match_status is MatchStatus.FINISHED
     }
     bots = sorted({b for t in finished.values() for b in t.bot_ids})
-    before = _with_defaults(await ratings_for_update(conn, game, bots), bots)
+    rows, marked = await lock_ratings_and_mark_rated(conn, game, bots, sorted(finished))
+    before = _with_defaults(rows, bots)
     ratings = {b: before[b].rating for b in bots}
-    cursor = await conn.execute(query("mark_rated_many"), {"match_ids": sorted(finished)})
-    marked = {int(r[0]) for r in await cursor.fetchall()}  # rated exactly once, here
     to_rate = [t for match_id, t in sorted(finished.items()) if match_id in marked]
     played = {b: before[b].games for b in bots}
     per_match = {
@@ -82,14 +87,12 @@ async def rate_closed_round(
                 changes[column].append(value)
     if not totals:
         return
-    # Two write statements per round, however many tables: the batched writes of bench/ratings.py.
-    await conn.execute(
-        query("insert_rating_changes"),
-        {"game": game, "tournament_id": tournament_id, "round_no": round_no, **changes},
-    )
+    # Two write statements per round, however many tables, sent together: the batched writes
+    # of bench/ratings.py.
     bots_rated = sorted(totals)
-    await conn.execute(
-        query("upsert_ratings"),
+    await write_round_ratings(
+        conn,
+        {"game": game, "tournament_id": tournament_id, "round_no": round_no, **changes},
         {
             "game": game,
             "bot_ids": bots_rated,
@@ -119,32 +122,33 @@ async def rate_match(db: Database, match_id: int, k: float = DEFAULT_K) -> dict[
         current = [before[b].rating for b in bots]
         ks = [provisional_k(before[b].games, k) for b in bots]
         deltas = elo_deltas(current, [r for _, r in seats], ks)
+        # A bot seated twice (self-play) gets one change: the sum of its seats'.
+        totals: dict[int, float] = {}
+        for bot, delta in zip(bots, deltas, strict=True):
+            totals[bot] = totals.get(bot, 0.0) + delta
+        rated = sorted(totals)
         await conn.execute(query("mark_rated"), {"match_id": match_id})
-        for bot, old, delta in zip(bots, current, deltas, strict=True):
-            await conn.execute(
-                query("insert_rating_change"),
-                {
-                    "bot_id": bot,
-                    "game": game,
-                    "match_id": match_id,
-                    "tournament_id": None,
-                    "round_no": None,
-                    "before": old,
-                    "after": old + delta,
-                    "delta": delta,
-                },
-            )
-            await conn.execute(
-                query("upsert_rating"),
-                {
-                    "bot_id": bot,
-                    "game": game,
-                    "rating": old + delta,
-                    "games": before[bot].games + 1,
-                },
-            )
+        await write_round_ratings(
+            conn,
+            {
+                "game": game,
+                "tournament_id": None,
+                "round_no": None,
+                "bot_ids": rated,
+                "match_ids": [match_id] * len(rated),
+                "befores": [before[b].rating for b in rated],
+                "afters": [before[b].rating + totals[b] for b in rated],
+                "deltas": [totals[b] for b in rated],
+            },
+            {
+                "game": game,
+                "bot_ids": rated,
+                "ratings": [before[b].rating + totals[b] for b in rated],
+                "games": [before[b].games + 1 for b in rated],
+            },
+        )
     metrics.RATING_UPDATE_SECONDS.observe(time.perf_counter() - began)
-    return dict(zip(bots, deltas, strict=True))
+    return totals
 
 
 def _with_defaults(rows: dict[int, RatingRow], bots: Sequence[int]) -> dict[int, RatingRow]:

@@ -1,27 +1,34 @@
 """Rematch-free seating: does one exist, and which; a most-constrained-first search with a budget.
 
 Players are positions 0..n-1 in standing order; `met[i]` maps the positions `i` has met to how
-often. The search seats the player with the fewest possible tablemates left first (the one most
-likely to be stranded; players barred from short seats before the others), and fills its table
-from the nearest standings outwards, so the first seating found already keeps score groups
-together. It prunes a branch as soon as an unseated player has no set of mutual strangers left
-to fill the smallest table it may take, or the short seats cannot all go to eligible players.
-A search that runs out of nodes restarts with other tie-breaks; a search that ends within its
-budget without a seating proves none exists. At 2-seat tables a perfect matching
-(arena/tournament/matching.py) decides exactly whenever the search runs out.
-"""
+often. Before searching, a capacity count (arena/tournament/strangers.py) proves no seating
+exists when more players can only take short seats than there are, or only full ones. The search
+seats next, of the few players with the fewest strangers left (players barred from short seats
+first), the one with the fewest tables it could still take, as an exact cover search picks its
+column; it fills that table from the nearest standings outwards, so the first seating found
+already keeps score groups together. It prunes a branch as soon as an unseated player has no set
+of mutual strangers left to fill the smallest table it may take, or the short seats cannot all
+go to eligible players. A search that runs out of nodes restarts with other tie-breaks, filling
+tables with the most constrained tablemates first; a search that ends within its budget without
+a seating proves none exists. At 2-seat tables a perfect matching (arena/tournament/matching.py)
+decides exactly whenever the search runs out."""
 
 from __future__ import annotations
 
+import heapq
 import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.tournament.matching import pair_strangers
-
-# A table slot: (kind, seats). Kinds are small ints ordered as the caller prefers to try them.
-Slot = tuple[int, int]
+from arena.tournament.strangers import Slot as Slot  # re-exported: callers name slots by it
+from arena.tournament.strangers import (
+    has_clique,
+    outwards,
+    over_capacity,
+    tables_of,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +50,10 @@ class Verdict:
 # Inside the search, players with at most this many strangers per seat they must fill are
 # checked for a table of mutual strangers.
 _FEW = 2
+# How many of the likeliest to be stranded are weighed for the next table, and the count of
+# tables beyond which a player is not worth counting further.
+_ANCHOR_CHOICES = 4
+_COUNT_CAP = 12
 
 
 class _OutOfBudget(Exception):
@@ -78,12 +89,18 @@ def find_rematch_free(
     least `budget`): it is the one that can prove no seating exists, which restarts cannot;
     each restart explores at most `budget`.
     """
+    if over_capacity(met, slots, sit_out, short_kinds, eligible):
+        return Verdict(None, True)
     rnd = random.Random(seed)
     proven = False
     for attempt in range(restarts + 1):
         ties = [0.0] * len(met) if attempt == 0 else [rnd.random() for _ in met]
         nodes = max(budget, first_budget) if attempt == 0 else budget
-        search = _Search(met, Counter(slots), sit_out, short_kinds, eligible, nodes, ties)
+        # A restart fills a table with the tablemates who have the fewest strangers left
+        # first: it gives up some score grouping (polished afterwards) to find hard seatings.
+        search = _Search(
+            met, Counter(slots), sit_out, short_kinds, eligible, nodes, ties, attempt > 0
+        )
         try:
             found = search.run()
         except _OutOfBudget:
@@ -115,6 +132,7 @@ class _Search:
         eligible: Sequence[bool] | None,
         budget: int,
         ties: list[float],
+        constrained_first: bool,
     ) -> None:
         self.met = met
         self.slots = slots
@@ -123,6 +141,7 @@ class _Search:
         self.eligible = eligible
         self.budget = budget
         self.ties = ties
+        self.constrained_first = constrained_first
         self.free = [True] * len(met)
         self.left = len(met)
         # How many players still unseated each player has met: most constrained = largest.
@@ -159,15 +178,13 @@ class _Search:
         self.nodes += 1
         if self.nodes > self.budget:
             raise _OutOfBudget
-        free, met_left, ties = self.free, self.met_left, self.ties
-        # Players kept off short seats have the fewest places: seat them first.
-        barred = [False] * len(free) if self.eligible is None else [not e for e in self.eligible]
-        anchor = max(
-            (p for p in range(len(free)) if free[p]),
-            key=lambda p: (barred[p], met_left[p], ties[p], -p),
-        )
+        anchor = self._anchor()
+        if anchor is None:
+            return False
         mine = self.met[anchor]
-        near = [q for q in self._outwards(anchor) if q not in mine]
+        near = [q for q in outwards(self.free, anchor) if q not in mine]
+        if self.constrained_first:
+            near.sort(key=lambda q: (-self.met_left[q], self.ties[q]))
         for slot in sorted(s for s, n in self.slots.items() if n):
             short = slot[0] in self.short_kinds
             if short and not self._may_sit_short(anchor):
@@ -198,6 +215,35 @@ class _Search:
             self._give_back([anchor])
             self.sit_out += 1
         return False
+
+    def _anchor(self) -> int | None:
+        """The player to seat next, or None if one of the likeliest to be stranded has no table.
+
+        Players kept off short seats have the fewest places, then those with the fewest
+        strangers left; among the `_ANCHOR_CHOICES` first of that order, the one with the fewest
+        tables it could still take (counted up to the best so far), as an exact cover search
+        picks its column: the search then branches as little as it can, and a player left with
+        none ends the branch at once."""
+        free, met_left, ties = self.free, self.met_left, self.ties
+        elig = self.eligible
+        barred = [False] * len(free) if elig is None else [not e for e in elig]
+        order = heapq.nlargest(
+            _ANCHOR_CHOICES,
+            (p for p in range(len(free)) if free[p]),
+            key=lambda p: (barred[p], met_left[p], ties[p], -p),
+        )
+        best, fewest = order[0], -1
+        for p in order:
+            cap = fewest if fewest >= 0 else _COUNT_CAP
+            if self.sit_out and self._may_sit_short(p):
+                count = cap  # a seat out is always left: never the most constrained
+            else:
+                count = tables_of(self.met, free, p, self.slots, self.short_kinds, elig, cap)
+            if count == 0:
+                return None
+            if fewest < 0 or count < fewest:
+                best, fewest = p, count
+        return best
 
     def _fill(self, slot: Slot, table: list[int], cands: list[int], start: int) -> bool:
         if len(table) == slot[1]:
@@ -266,31 +312,6 @@ class _Search:
                 continue
             mine = self.met[p]
             strangers = [q for q in free if q != p and q not in mine]
-            if not self._clique(strangers, need - 1):
+            if not has_clique(self.met, strangers, need - 1):
                 return True
         return False
-
-    def _clique(self, cands: list[int], k: int) -> bool:
-        """Whether `k` of `cands` have never met one another."""
-        if k <= 0:
-            return True
-        for i in range(len(cands) - k + 1):
-            met_c = self.met[cands[i]]
-            rest = [d for d in cands[i + 1 :] if d not in met_c]
-            if len(rest) >= k - 1 and self._clique(rest, k - 1):
-                return True
-        return False
-
-    def _outwards(self, anchor: int) -> list[int]:
-        """Free players by distance from `anchor` in the standings, nearest first."""
-        free = self.free
-        out = []
-        for d in range(1, len(free)):
-            lo, hi = anchor - d, anchor + d
-            if lo < 0 and hi >= len(free):
-                break
-            if lo >= 0 and free[lo]:
-                out.append(lo)
-            if hi < len(free) and free[hi]:
-                out.append(hi)
-        return out

@@ -148,7 +148,18 @@ def _play_pairings(entrants: int, table_size: int, rounds: int, seed: int) -> No
 
 @pytest.mark.parametrize(
     ("entrants", "table_size", "rounds", "seeds"),
-    [(14, 4, 6, 4), (16, 4, 12, 2), (24, 4, 10, 2), (14, 3, 8, 3), (120, 6, 8, 3)],
+    [
+        (14, 4, 6, 4),
+        (16, 4, 12, 2),
+        (24, 4, 10, 2),
+        (14, 3, 8, 3),
+        (120, 6, 8, 3),
+        # Fields of the wide sweep (bench/README.md) that the search left undecided before the
+        # capacity count, the fewest-tables anchor and the constrained-first restarts.
+        (17, 5, 8, 2),
+        (29, 6, 8, 2),
+        (45, 5, 8, 2),
+    ],
 )
 def test_the_rematch_free_search_always_decides_on_the_test_and_bench_fields(
     entrants: int, table_size: int, rounds: int, seeds: int, monkeypatch: pytest.MonkeyPatch
@@ -165,6 +176,26 @@ def test_the_rematch_free_search_always_decides_on_the_test_and_bench_fields(
         _play_pairings(entrants, table_size, rounds, seed)
     undecided = [v for v in verdicts if v.seating is None and not v.proven]
     assert not undecided, f"{len(undecided)} of {len(verdicts)} searches ran out of budget"
+
+
+def test_more_players_who_can_only_sit_short_than_short_seats_is_proven_without_searching() -> None:
+    # Strangers form the triangles 0-1-2, 3-4-5 and 4-5-6: everyone has a 3-seat table, nobody a
+    # 4-seat one, so seven players would need the three short seats.
+    strangers = {(0, 1), (0, 2), (1, 2), (3, 4), (3, 5), (4, 5), (4, 6), (5, 6)}
+    met: list[dict[int, int]] = [{} for _ in range(7)]
+    for a, b in combinations(range(7), 2):
+        if (a, b) not in strangers:
+            met[a][b] = met[b][a] = 1
+    slots: Counter[rematch.Slot] = Counter({(0, 4): 1, (1, 3): 1})
+    # A budget of one node: only the count can decide.
+    verdict = rematch.find_rematch_free(met, slots, 0, frozenset({1}), None, 1, 0, 1)
+    assert verdict.seating is None and verdict.proven
+    # Without player 6 and with two 3-seat tables, the two triangles are the seating.
+    six = [{q: n for q, n in mine.items() if q < 6} for mine in met[:6]]
+    three: Counter[rematch.Slot] = Counter({(1, 3): 2})
+    verdict = rematch.find_rematch_free(six, three, 0, frozenset({1}), None, 100, 0, 1)
+    assert verdict.seating is not None
+    assert sorted(m for _, m in verdict.seating.tables) == [(0, 1, 2), (3, 4, 5)]
 
 
 def _pairs_exist(met: list[dict[int, int]], sit_out: int, eligible: list[bool] | None) -> bool:
