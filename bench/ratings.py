@@ -14,7 +14,7 @@
    4-seat tables per round (lock the ratings, mark the matches rated, write changes and ratings,
    commit), before and after in the same run, alternating: "before" is the schema of migration
    0007, whose `rating_changes` checked its bot and match keys row by row (re-created for those
-   rounds); "after" is the migrated schema (0008: no per-row keys). Medians over the rounds.
+   rounds); "after" is the migrated schema (0009: no per-row keys). Medians over the rounds.
 6. Ad-hoc matches rated per second through `rating_store.rate_match` (one transaction each, as
    the referee rates a match as it finishes), 4 seats, through a `Database` pool.
 

@@ -126,7 +126,7 @@ CREATE INDEX ratings_leaderboard_idx ON ratings (game, rating DESC);
 
 -- Every rating change, with the match that caused it; keyed so a retried task counts once.
 -- No foreign keys, so a closed round's thousand changes are not checked row by row (migrations
--- 0007, 0008): the writer (`rating_store`) writes a change only for a match it marked rated and
+-- 0007, 0009): the writer (`rating_store`) writes a change only for a match it marked rated and
 -- for bots whose `ratings` row it writes, in the same transaction; the triggers below keep a bot
 -- or match with rating changes from being deleted, as the keys did.
 CREATE TABLE rating_changes (

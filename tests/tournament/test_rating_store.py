@@ -1,4 +1,4 @@
-"""Rating writes without per-row keys (migration 0008): exactly once, readable, delete-guarded."""
+"""Rating writes without per-row keys (migration 0009): exactly once, readable, delete-guarded."""
 
 from __future__ import annotations
 
