@@ -14,6 +14,7 @@ from prometheus_client import start_http_server
 from arena.cli import bots as bots_cli
 from arena.cli import demo as demo_cli
 from arena.cli import matches as matches_cli
+from arena.cli import referees as referees_cli
 from arena.cli import tournaments as tournament_cli
 from arena.cli import up as up_cli
 from arena.cli.errors import CliError, ExitCode, positive
@@ -179,6 +180,7 @@ def add_commands(sub: Any) -> None:
     ).set_defaults(func=lambda a: asyncio.run(_migrate(a)))
 
     bots_cli.add_commands(sub)
+    referees_cli.add_commands(sub)
     matches_cli.add_commands(sub)
     web_cli.add_commands(sub)
 
