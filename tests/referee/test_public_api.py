@@ -460,12 +460,12 @@ def test_a_stored_match_that_cannot_resume_is_aborted_not_stranded(fresh_databas
     asyncio.run(scenario())
 
 
-def test_a_match_running_elsewhere_is_watched_only_up_to_the_spectator_delay(
+def test_a_match_running_elsewhere_is_followed_behind_the_spectator_delay(
     fresh_database_url: str,
 ) -> None:
     rules = engines.get("loyang")
 
-    async def scenario() -> list[arena_pb2.MatchEvent]:
+    async def scenario() -> tuple[list[arena_pb2.MatchEvent], list[arena_pb2.MatchEvent]]:
         async with running_referee(
             fresh_database_url, spectator_delay=timedelta(seconds=30)
         ) as server:
@@ -500,8 +500,21 @@ def test_a_match_running_elsewhere_is_watched_only_up_to_the_spectator_delay(
             channel, api = stub(server.address)
             async with channel:
                 request = arena_pb2.WatchMatchRequest(match_id=match_id)
-                return [event async for event in api.WatchMatch(request)]
+                events: list[arena_pb2.MatchEvent] = []
 
-    events = asyncio.run(scenario())
-    assert [e.label for e in events] == ["end"], "nothing logged less than 30 s ago is shown"
-    assert events[0].final.status == common_pb2.MATCH_STATUS_RUNNING
+                async def follow() -> None:
+                    async for event in api.WatchMatch(request):
+                        events.append(event)
+
+                following = asyncio.create_task(follow())
+                await asyncio.sleep(1.0)  # four polls of the log
+                while_running = list(events)
+                await db.abort_match(match_id, "ended by the other referee")
+                await asyncio.wait_for(following, 10)
+                return while_running, events
+
+    while_running, events = asyncio.run(scenario())
+    assert while_running == [], "nothing logged less than 30 s ago is shown"
+    assert [e.decision for e in events] == [0, 1, 2, 3, 4, 4], "once ended, every step, then end"
+    assert events[-1].label == "end"
+    assert events[-1].final.status == common_pb2.MATCH_STATUS_ABORTED
