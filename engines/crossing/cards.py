@@ -27,10 +27,13 @@ def draw(w: Work, seat: Seat, count: int, why: str) -> int:
     for _ in range(count):
         if not any(w.piles) and sum(w.discard) > 0:
             reshuffle(w)
-        pile = max(w.piles, key=len)
+        piles = w.piles
+        fullest = max(range(len(piles)), key=lambda k: len(piles[k]))  # the first, on a tie
+        pile = piles[fullest]
         if not pile:
             break
-        card = pile.pop(0)
+        card = pile[0]
+        piles[fullest] = pile[1:]
         w.hand[seat][card] += 1
         drawn.append(CREWS[card].value)
     w.emit("drew", seat=seat, count=len(drawn), why=why)
@@ -45,7 +48,7 @@ def reshuffle(w: Work) -> None:
     cards = list(w.rng.shuffle(cards))
     w.discard = [0] * len(CREWS)
     k = len(w.piles)
-    w.piles = [cards[i::k] for i in range(k)]
+    w.piles = [tuple(cards[i::k]) for i in range(k)]
     w.emit("reshuffled", piles=[len(p) for p in w.piles])
 
 

@@ -30,7 +30,10 @@ def company_index(board: Board, company: str) -> int:
 def take_contract(w: Work, seat: Seat, index: int, price: int, with_cars: bool, why: str) -> None:
     """Pay for a contract lying below its TRADE space, return its cars, and keep it."""
     contract = w.board.contracts[index]
-    w.stacks[company_index(w.board, contract.company)].remove(index)
+    company = company_index(w.board, contract.company)
+    stack = w.stacks[company]
+    at = stack.index(index)
+    w.stacks[company] = stack[:at] + stack[at + 1 :]
     w.money[seat] -= price
     if with_cars:
         for i, n in enumerate(contract.cars):
@@ -44,7 +47,8 @@ def return_contract(w: Work, seat: Seat, index: int, why: str) -> None:
     """Put one of `seat`'s contracts back below its TRADE space."""
     contract = w.board.contracts[index]
     w.contracts[seat].remove(index)
-    w.stacks[company_index(w.board, contract.company)].append(index)
+    company = company_index(w.board, contract.company)
+    w.stacks[company] = (*w.stacks[company], index)
     w.emit("contract_returned", seat=seat, contract=contract.id, why=why)
 
 

@@ -39,10 +39,12 @@ class Work:
         self.hand = [list(p.hand) for p in state.players]
         self.contracts = [list(p.contracts) for p in state.players]
         self.yards = list(state.yards)
-        self.stacks = [list(s) for s in state.stacks]
-        self.loose = [list(cars) for cars in state.loose]
+        # The board-wide rows stay tuples, replaced whole when one changes: most steps change
+        # none of them, and the next state shares every row that did not change.
+        self.stacks: list[tuple[int, ...]] = list(state.stacks)
+        self.loose: list[tuple[Car, ...]] = list(state.loose)
         self.depot = state.depot
-        self.piles = [list(p) for p in state.piles]
+        self.piles: list[tuple[int, ...]] = list(state.piles)
         self.discard = list(state.discard)
         self.turns = state.turns
         self.regular_turns = state.regular_turns
@@ -70,10 +72,10 @@ class Work:
                 for s in range(self.seats)
             ),
             yards=tuple(self.yards),
-            stacks=tuple(tuple(s) for s in self.stacks),
-            loose=tuple(tuple(cars) for cars in self.loose),
+            stacks=tuple(self.stacks),
+            loose=tuple(self.loose),
             depot=self.depot,
-            piles=tuple(tuple(p) for p in self.piles),
+            piles=tuple(self.piles),
             discard=tuple(self.discard),
             turns=self.turns,
             regular_turns=self.regular_turns,
@@ -177,7 +179,7 @@ class Work:
         """Put a car from `seat`'s rack onto the space where its locomotive stands."""
         self.rack[seat][CARS.index(car)] -= 1
         here = self.position[seat]
-        self.loose[here].append(car)
+        self.loose[here] = (*self.loose[here], car)
         self.emit("car_dropped", seat=seat, car=car.value, space=here, why=why)
 
     # -- money --------------------------------------------------------------------------------

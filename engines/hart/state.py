@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import functools
+import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
@@ -81,21 +83,34 @@ class Bag:
         return next(iter(self), None)
 
     def sub_bags(self, low: int, high: int) -> tuple[Bag, ...]:
-        """Every distinct sub-multiset with `low`..`high` cards, smaller first, then by kind."""
-        counts = self.counts
-        found: list[tuple[int, tuple[int, ...]]] = []
+        """Every distinct sub-multiset with `low`..`high` cards, smaller first, then by kind.
 
-        def walk(kind: int, chosen: tuple[int, ...], size: int) -> None:
-            if kind == len(counts):
-                if low <= size:
-                    found.append((size, chosen))
-                return
-            for take in range(min(counts[kind], high - size), -1, -1):
-                walk(kind + 1, (*chosen, take), size + take)
+        "By kind" is descending lexicographic order of the counts (more of the cheapest kind
+        first). The candidates are one shared table per `high`, filtered here: no bag is built.
+        """
+        c0, c1, c2, c3, c4, c5 = self.counts
+        return tuple(
+            [
+                bag
+                for size, (a0, a1, a2, a3, a4, a5), bag in _bags_up_to(high)
+                if low <= size
+                and a0 <= c0
+                and a1 <= c1
+                and a2 <= c2
+                and a3 <= c3
+                and a4 <= c4
+                and a5 <= c5
+            ]
+        )
 
-        walk(0, (), 0)
-        found.sort(key=lambda item: item[0])
-        return tuple(Bag(chosen) for _, chosen in found)
+
+@functools.cache
+def _bags_up_to(high: int) -> tuple[tuple[int, tuple[int, ...], Bag], ...]:
+    """(size, counts, bag) of every bag of at most `high` cards, in `Bag.sub_bags` order."""
+    descending = range(high, -1, -1)
+    every = [c for c in itertools.product(descending, repeat=len(GOODS)) if sum(c) <= high]
+    every.sort(key=sum)  # stable: descending lexicographic order within each size
+    return tuple((sum(c), c, Bag(c)) for c in every)
 
 
 EMPTY = Bag()
