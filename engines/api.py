@@ -178,22 +178,30 @@ class ActionSpace(ABC, Generic[A]):
         return {"kind": "listed"}
 
 
+_SCANNED = 24
+"""A `ListedSpace` of at most this many actions checks an answer by scanning them."""
+
+
 @dataclass(frozen=True, slots=True)
 class ListedSpace(ActionSpace[A]):
     """A space small enough to hold as a tuple. The first action is the default unless told."""
 
     actions: tuple[A, ...]
     default_index: int = 0
-    _members: frozenset[A] = field(init=False, repr=False, compare=False)
+    _members: frozenset[A] | None = field(init=False, repr=False, compare=False)
+    """The actions as a set when many; fewer are scanned (cheaper than hashing them all)."""
 
     def __post_init__(self) -> None:
-        if not self.actions:
+        actions = self.actions
+        if not actions:
             raise ValueError("a decision must offer at least one legal action")
-        object.__setattr__(self, "_members", frozenset(self.actions))
+        members = frozenset(actions) if len(actions) > _SCANNED else None
+        object.__setattr__(self, "_members", members)
 
     def __contains__(self, action: object) -> bool:
+        members = self._members
         try:
-            return action in self._members
+            return action in (self.actions if members is None else members)
         except TypeError:  # unhashable junk is simply not a legal action
             return False
 

@@ -31,7 +31,7 @@ from engines.loyang.actions import (
     UseHelper,
 )
 from engines.loyang.board import K
-from engines.loyang.cards import Crop, EffectKind, has_all
+from engines.loyang.cards import CROPS, Crop, EffectKind, has_all
 from engines.loyang.data import DATA
 from engines.loyang.state import (
     DUMMY,
@@ -181,17 +181,17 @@ def act_actions(state: LoyangState, turn: Turn, player: Player) -> list[Action]:
     out: list[Action] = [EndTurn()]
     config = state.config
     cart, cash = player.cart, player.cash
-    kinds = [c for c in Crop if cart[c]]
+    kinds = [c for c in CROPS if cart[c]]
     for f in player.fields:
         if f.crop is None:
             out += [Sow(f.id, c) for c in kinds if c in f.allowed]
-    for c in Crop:
+    for c in CROPS:
         if buy_price(turn, c) <= cash and (not config.strict_stock or player.shop[c] > 0):
             out.append(Buy(c))
     out += [Sell(c) for c in sorted(board.sellable(player, config.strict_stock))]
     for stall in player.stalls:
         cost = board.stall_def(stall.card).cost
-        for c in Crop:
+        for c in CROPS:
             if stall.goods[c]:
                 out += [Trade(stall.card, c, give) for give in board.gives(cart, cost[c])]
     for regular in player.regulars:
@@ -236,7 +236,7 @@ def store_actions(player: Board) -> list[Action]:
     """Store 1 crop at a time up to the storehouse's capacity, upgrade it, or finish."""
     out: list[Action] = [FinishStoring()]
     if sum(player.store) < board.capacity(player):
-        out += [Store(c) for c in Crop if player.cart[c]]
+        out += [Store(c) for c in CROPS if player.cart[c]]
     if not player.upgraded and player.cash >= K.storehouse_upgrade_cost:
         out.append(Upgrade())
     return out
@@ -287,7 +287,7 @@ def helper_uses(state: LoyangState, turn: Turn, player: Player, card: str) -> li
     if kind is EffectKind.SALES_BONUS:
         return [UseHelper(card, bonus=Bonus.REGULAR), UseHelper(card, bonus=Bonus.CASUAL)]
     if kind is EffectKind.TAKE_CROP_CHOICE:
-        return [UseHelper(card, crop=c) for c in Crop]
+        return [UseHelper(card, crop=c) for c in CROPS]
     if kind is EffectKind.UPGRADE_STOREHOUSE:
         return [] if player.upgraded else [UseHelper(card)]
     out: list[Action] = []
@@ -297,13 +297,13 @@ def helper_uses(state: LoyangState, turn: Turn, player: Player, card: str) -> li
             for stall in _stalls_of(state, target):
                 out += [
                     UseHelper(card, target=target, stall=stall.card, crop=c)
-                    for c in Crop
+                    for c in CROPS
                     if stall.goods[c]
                 ]
         elif kind is EffectKind.STALL_TRADE:
             for stall in _stalls_of(state, target):
                 cost = board.stall_def(stall.card).cost
-                for c in Crop:
+                for c in CROPS:
                     if stall.goods[c]:
                         out += [
                             UseHelper(card, target=target, stall=stall.card, crop=c, give=g)

@@ -8,7 +8,7 @@ from engines.api import Json, Seat
 from engines.loyang import board, legal
 from engines.loyang.actions import Advance, Store
 from engines.loyang.board import K
-from engines.loyang.cards import Crop, add
+from engines.loyang.cards import CROPS, add
 from engines.loyang.data import DATA
 from engines.loyang.state import Stage, Timing, Turn
 from engines.loyang.work import Work
@@ -74,7 +74,7 @@ def clear_cart(w: Work, seat: Seat) -> None:
     strict = w.config.strict_stock
     sold: list[Json] = []
     income = 0
-    for crop in Crop:
+    for crop in CROPS:
         for _ in range(player.cart[crop]):
             if strict and player.shop[crop] >= DATA.shop_capacity[crop]:
                 player.cart = add(player.cart, crop, -1)
