@@ -75,12 +75,8 @@ class Event:
     @staticmethod
     def make(number: int, kind: str, audience: Iterable[Seat] | None = None, **data: Json) -> Event:
         """Build an event from keyword details."""
-        return Event(
-            number=number,
-            kind=kind,
-            data=tuple(sorted(data.items())),
-            audience=None if audience is None else frozenset(audience),
-        )
+        details = tuple(sorted(data.items())) if len(data) > 1 else tuple(data.items())
+        return Event(number, kind, details, None if audience is None else frozenset(audience))
 
     def is_visible_to(self, viewer: Seat | None) -> bool:
         """Whether `viewer` (None = spectator) may see this event."""

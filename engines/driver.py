@@ -123,7 +123,11 @@ class MatchDriver(Generic[S, A]):
 
     def answer(self, seat: Seat, number: int, action: A) -> None:
         """Take `seat`'s answer to decision `number`, checked here and only here."""
-        self.check(seat, number, action)
+        decision = self._decision
+        if decision is None or number != decision.number or seat not in decision.seats:
+            self.check(seat, number, action)  # raises the error that says what is wrong
+        elif action not in self.space(seat):
+            self.check(seat, number, action)  # raises IllegalAction, described
         self._answers[seat] = action
 
     def default(self, seat: Seat) -> A:

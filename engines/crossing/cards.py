@@ -74,10 +74,27 @@ def duel(w: Work, attacker: Seat, defender: Seat, why: str) -> Seat:
 # -- declaring, before each roll -----------------------------------------------------------------
 def declare_options(state: CrossingState, prompt: Prompt, seat: Seat) -> ListedSpace[Action]:
     """The active seat declares its plan; every other asked seat may play Stop or pass."""
+    players, board = state.players, state.board
+    me = players[seat]
     if seat != prompt.seat:
-        return listed(stop_options(state.players[seat]))
+        return _STOPPING if me.hand[STOP] else _PASSING
     left = sum(len(p) for p in state.piles) + sum(state.discard)
-    return listed(plan_actions(state.board, state.players, seat, left))
+    # The plan depends on these alone (see `plan_actions`), and they recur turn after turn.
+    key = (
+        min(me.hand[RAILROAD], 2),
+        me.position == board.start,
+        tuple(villain_victims(players, seat)),
+        me.hand[ENGINEER] > 0,
+        me.money >= board.crew_card_price and left > 0,
+    )
+    space = _PLANS.get(key)
+    if space is None:
+        space = _PLANS[key] = listed(plan_actions(board, players, seat, left))
+    return space
+
+
+_PLANS: dict[tuple[int, bool, tuple[int | None, ...], bool, bool], ListedSpace[Action]] = {}
+"""The declaring seat's spaces, by what they depend on: no state is involved, so they are shared."""
 
 
 def plan_actions(
@@ -207,6 +224,12 @@ def settle_engineer(w: Work, room: bool, earned: bool) -> bool:
 def stop_options(me: Player) -> list[Action]:
     """A seat other than the active one passes, or plays a Stop it holds."""
     return [Pass(), PlayStop()] if me.hand[STOP] else [Pass()]
+
+
+_STOPPING = listed([Pass(), PlayStop()])
+"""`stop_options` of a seat holding a Stop, built once."""
+_PASSING = listed([Pass()])
+"""`stop_options` of a seat without one."""
 
 
 def stop(w: Work, prompt: Prompt, actions: Mapping[Seat, Action]) -> None:

@@ -33,6 +33,8 @@ class Work:
         self.rng = rng
         self.number = state.number
         self.seats = len(state.players)
+        self.before = state.players
+        """The players the step began with: `freeze` keeps each one that did not change."""
         self.position = [p.position for p in state.players]
         self.money = [p.money for p in state.players]
         self.rack = [list(p.rack) for p in state.players]
@@ -61,16 +63,7 @@ class Work:
         return CrossingState(
             settings=self.settings,
             number=number,
-            players=tuple(
-                Player(
-                    self.position[s],
-                    self.money[s],
-                    tuple(self.rack[s]),
-                    tuple(self.hand[s]),
-                    tuple(self.contracts[s]),
-                )
-                for s in range(self.seats)
-            ),
+            players=tuple([self._player(s) for s in range(self.seats)]),
             yards=tuple(self.yards),
             stacks=tuple(self.stacks),
             loose=tuple(self.loose),
@@ -85,6 +78,26 @@ class Work:
             winner=self.winner,
             termination=self.termination,
         )
+
+    def _player(self, seat: Seat) -> Player:
+        """The frozen player in `seat`: the one the step began with if nothing changed."""
+        rack, hand, contracts = (
+            tuple(self.rack[seat]),
+            tuple(self.hand[seat]),
+            tuple(self.contracts[seat]),
+        )
+        position, money = self.position[seat], self.money[seat]
+        if seat < len(self.before):
+            p = self.before[seat]
+            if (
+                p.position == position
+                and p.money == money
+                and p.rack == rack
+                and p.hand == hand
+                and p.contracts == contracts
+            ):
+                return p
+        return Player(position, money, rack, hand, contracts)
 
     # -- bookkeeping ----------------------------------------------------------------------------
     def emit(self, kind: str, audience: Seat | None = None, **data: Json) -> None:
