@@ -174,10 +174,6 @@ class ActionSpace(ABC, Generic[A]):
         return {"kind": "listed"}
 
 
-_SCANNED = 24
-"""A `ListedSpace` of at most this many actions checks an answer by scanning them."""
-
-
 @dataclass(frozen=True, slots=True)
 class ListedSpace(ActionSpace[A]):
     """A space small enough to hold as a tuple. The first action is the default unless told."""
@@ -185,19 +181,26 @@ class ListedSpace(ActionSpace[A]):
     actions: tuple[A, ...]
     default_index: int = 0
     _members: frozenset[A] | None = field(init=False, repr=False, compare=False)
-    """The actions as a set when many; fewer are scanned (cheaper than hashing them all)."""
+    """The actions as a set, made at the second check: the one check of a fresh space scans
+    (cheaper than hashing every action); a space checked again (a cached one) looks up."""
+    _scanned: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        actions = self.actions
-        if not actions:
+        if not self.actions:
             raise ValueError("a decision must offer at least one legal action")
-        members = frozenset(actions) if len(actions) > _SCANNED else None
-        object.__setattr__(self, "_members", members)
+        object.__setattr__(self, "_members", None)
+        object.__setattr__(self, "_scanned", False)
 
     def __contains__(self, action: object) -> bool:
-        members = self._members
         try:
-            return action in (self.actions if members is None else members)
+            members = self._members
+            if members is None:
+                if not self._scanned:
+                    object.__setattr__(self, "_scanned", True)
+                    return action in self.actions
+                members = frozenset(self.actions)
+                object.__setattr__(self, "_members", members)
+            return action in members
         except TypeError:  # unhashable junk is simply not a legal action
             return False
 

@@ -139,14 +139,14 @@ class MatchDriver(Generic[S, A]):
         decision = self._decision
         if decision is None:
             raise GameOver("the match is over")
-        missing = sorted(self.pending())
-        if missing:
+        answers = self._answers
+        if len(answers) < len(decision.seats):  # only deciding seats' answers are taken
+            missing = sorted(self.pending())
             raise IllegalAction(
                 f"decision {decision.number} needs an action from seat(s) {missing}",
                 seat=missing[0],
                 decision=decision.number,
             )
-        answers = self._answers
         joint = dict(sorted(answers.items())) if len(answers) > 1 else answers
         before = self.state
         number = decision.number
