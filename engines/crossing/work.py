@@ -8,12 +8,20 @@ is never touched. One copy per step is cheaper than a `dataclasses.replace` per 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from engines.api import Event, Json, Seat, Termination
 from engines.crossing.data import CARS, Car
-from engines.crossing.state import CrossingState, Label, Op, Player, Prompt, Task, TurnState
+from engines.crossing.state import (
+    CrossingState,
+    Label,
+    Op,
+    Player,
+    Prompt,
+    Task,
+    TurnState,
+    evolve_turn,
+)
 from engines.rng import Rng
 
 
@@ -130,7 +138,7 @@ class Work:
 
     def set_turn(self, **changes: Any) -> None:
         """Change fields of the turn in progress."""
-        self.turn = replace(self.turn, **changes)
+        self.turn = evolve_turn(self.turn, **changes)
 
     def end_game(self, termination: Termination, winner: Seat | None = None) -> None:
         """Stop the match: nothing pending, nobody asked."""

@@ -97,6 +97,9 @@ def declarations(suitcase: tuple[int, ...]) -> ListedSpace[Action]:
     return ListedSpace(_DECLARATIONS, default_index=_DECLARATIONS.index(honest_looking))
 
 
+# The spaces below are cheap to build but recur across decisions and matches (the same traders,
+# the same bargaining bounds): kept, they are built once and their answers checked by a set.
+@functools.lru_cache(maxsize=1024)
 def targets(kind: type[Inspect] | type[Seize], seats: tuple[int, ...]) -> ListedSpace[Action]:
     """Nobody (the default), or one of `seats`: an inspection, extra control or seizure."""
     return ListedSpace((Pass(), *(kind(s) for s in seats)))
@@ -125,6 +128,7 @@ def _amount_of(action: object) -> int | None:
     return action.amount if isinstance(action, Offer) else None
 
 
+@functools.lru_cache(maxsize=4096)
 def bargains(standing: bool, low: int, high: int, may_counter: bool) -> MixedSpace[Action]:
     """Open, accept (when a proposal stands), and offers low..high (when a counter is allowed)."""
     listed: tuple[Action, ...] = (Open(), Accept()) if standing else (Open(),)
@@ -141,6 +145,7 @@ def keepings(behind: tuple[int, ...]) -> ListedSpace[Action]:
     return ListedSpace(tuple(Keep(b) for b in Bag(behind).sub_bags(0, KEEP_PER_ROUND)))
 
 
+@functools.lru_cache(maxsize=64)
 def appointments(seats: int, default: int) -> ListedSpace[Action]:
     """Any seat as next round's first sheriff; the default is `default`."""
     return ListedSpace(tuple(Appoint(s) for s in range(seats)), default_index=default)
