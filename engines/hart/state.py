@@ -86,13 +86,23 @@ class Bag:
         """Every distinct sub-multiset with `low`..`high` cards, smaller first, then by kind.
 
         "By kind" is descending lexicographic order of the counts (more of the cheapest kind
-        first). The candidates are one shared table per `high`, filtered here: no bag is built.
+        first). The bags come from one shared table per `high`: a small bag walks its own
+        sub-multisets, a large one filters the table, whichever has fewer candidates.
         """
+        table, index = _bags_up_to(high)
         c0, c1, c2, c3, c4, c5 = self.counts
+        if (c0 + 1) * (c1 + 1) * (c2 + 1) * (c3 + 1) * (c4 + 1) * (c5 + 1) < len(table):
+            by_size: list[list[Bag]] = [[] for _ in range(high + 1)]
+            ranges = [range(n, -1, -1) for n in self.counts]
+            for counts in itertools.product(*ranges):  # descending lexicographic order
+                size = sum(counts)
+                if low <= size <= high:
+                    by_size[size].append(index[counts])
+            return tuple([bag for same in by_size for bag in same])
         return tuple(
             [
                 bag
-                for size, (a0, a1, a2, a3, a4, a5), bag in _bags_up_to(high)
+                for size, (a0, a1, a2, a3, a4, a5), bag in table
                 if low <= size
                 and a0 <= c0
                 and a1 <= c1
@@ -105,12 +115,16 @@ class Bag:
 
 
 @functools.cache
-def _bags_up_to(high: int) -> tuple[tuple[int, tuple[int, ...], Bag], ...]:
-    """(size, counts, bag) of every bag of at most `high` cards, in `Bag.sub_bags` order."""
+def _bags_up_to(
+    high: int,
+) -> tuple[tuple[tuple[int, tuple[int, ...], Bag], ...], dict[tuple[int, ...], Bag]]:
+    """(size, counts, bag) of every bag of at most `high` cards in `Bag.sub_bags` order, and
+    those bags by their counts."""
     descending = range(high, -1, -1)
     every = [c for c in itertools.product(descending, repeat=len(GOODS)) if sum(c) <= high]
     every.sort(key=sum)  # stable: descending lexicographic order within each size
-    return tuple((sum(c), c, Bag(c)) for c in every)
+    table = tuple((sum(c), c, Bag(c)) for c in every)
+    return table, {counts: bag for _, counts, bag in table}
 
 
 EMPTY = Bag()
