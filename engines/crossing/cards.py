@@ -34,7 +34,7 @@ def draw(w: Work, seat: Seat, count: int, why: str) -> int:
             break
         card = pile[0]
         piles[fullest] = pile[1:]
-        w.hand[seat][card] += 1
+        w.add_cards(seat, card, 1)
         drawn.append(CREWS[card].value)
     w.emit("drew", seat=seat, count=len(drawn), why=why)
     if drawn:
@@ -55,7 +55,7 @@ def reshuffle(w: Work) -> None:
 def play_card(w: Work, seat: Seat, card: Crew, why: str) -> None:
     """Move a card from `seat`'s hand face up onto the discards."""
     i = CREWS.index(card)
-    w.hand[seat][i] -= 1
+    w.add_cards(seat, i, -1)
     w.discard[i] += 1
     w.emit("card_played", seat=seat, card=card.value, why=why)
 
@@ -197,7 +197,7 @@ def answer_villain_car(w: Work, prompt: Prompt, action: Action) -> None:
 # -- Engineer -----------------------------------------------------------------------------------
 def declare_engineer(w: Work, seat: Seat) -> None:
     """Hold the Engineer aside until the turn ends: then it is used or handed back."""
-    w.hand[seat][ENGINEER] -= 1
+    w.add_cards(seat, ENGINEER, -1)
     w.set_turn(engineer=True)
     w.emit("engineer_declared", seat=seat)
 
@@ -215,7 +215,7 @@ def settle_engineer(w: Work, room: bool, earned: bool) -> bool:
     if used:
         w.discard[ENGINEER] += 1
     else:
-        w.hand[turn.active][ENGINEER] += 1
+        w.add_cards(turn.active, ENGINEER, 1)
     w.emit("engineer", seat=turn.active, used=used)
     return used
 

@@ -118,7 +118,7 @@ def take_loose(w: Work, seat: Seat) -> bool:
     taken = stack if w.settings.take_all_loose else stack[:1]
     w.loose[here] = stack[len(taken) :]
     for car in taken:
-        w.rack[seat][CARS.index(car)] += 1
+        w.add_cars(seat, CARS.index(car), 1)
         w.emit("car_picked_up", seat=seat, car=car.value, space=here)
     w.then(Task(Op.RACK_CHECK, seat))
     return True

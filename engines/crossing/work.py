@@ -45,9 +45,11 @@ class Work:
         """The players the step began with: `freeze` keeps each one that did not change."""
         self.position = [p.position for p in state.players]
         self.money = [p.money for p in state.players]
-        self.rack = [list(p.rack) for p in state.players]
-        self.hand = [list(p.hand) for p in state.players]
-        self.contracts = [list(p.contracts) for p in state.players]
+        # Per-seat rows stay tuples too, replaced whole (`add_cars`, `add_cards`, ...): a player
+        # whose rows are the ones it began with is shared with the next state.
+        self.rack: list[tuple[int, ...]] = [p.rack for p in state.players]
+        self.hand: list[tuple[int, ...]] = [p.hand for p in state.players]
+        self.contracts: list[tuple[int, ...]] = [p.contracts for p in state.players]
         self.yards = list(state.yards)
         # The board-wide rows stay tuples, replaced whole when one changes: most steps change
         # none of them, and the next state shares every row that did not change.
@@ -71,7 +73,7 @@ class Work:
         return CrossingState(
             settings=self.settings,
             number=number,
-            players=tuple([self._player(s) for s in range(self.seats)]),
+            players=tuple([_player(self, s) for s in range(self.seats)]),
             yards=tuple(self.yards),
             stacks=tuple(self.stacks),
             loose=tuple(self.loose),
@@ -86,26 +88,6 @@ class Work:
             winner=self.winner,
             termination=self.termination,
         )
-
-    def _player(self, seat: Seat) -> Player:
-        """The frozen player in `seat`: the one the step began with if nothing changed."""
-        rack, hand, contracts = (
-            tuple(self.rack[seat]),
-            tuple(self.hand[seat]),
-            tuple(self.contracts[seat]),
-        )
-        position, money = self.position[seat], self.money[seat]
-        if seat < len(self.before):
-            p = self.before[seat]
-            if (
-                p.position == position
-                and p.money == money
-                and p.rack == rack
-                and p.hand == hand
-                and p.contracts == contracts
-            ):
-                return p
-        return Player(position, money, rack, hand, contracts)
 
     # -- bookkeeping ----------------------------------------------------------------------------
     def emit(self, kind: str, audience: Seat | None = None, **data: Json) -> None:
@@ -171,6 +153,26 @@ class Work:
         """How many cars `seat` holds."""
         return sum(self.rack[seat])
 
+    def add_cars(self, seat: Seat, kind: int, count: int) -> None:
+        """Change `seat`'s cars of type index `kind` by `count`."""
+        row = self.rack[seat]
+        self.rack[seat] = (*row[:kind], row[kind] + count, *row[kind + 1 :])
+
+    def add_cards(self, seat: Seat, kind: int, count: int) -> None:
+        """Change `seat`'s crew cards of type index `kind` by `count`."""
+        row = self.hand[seat]
+        self.hand[seat] = (*row[:kind], row[kind] + count, *row[kind + 1 :])
+
+    def gain_contract(self, seat: Seat, index: int) -> None:
+        """Give `seat` the contract `index`, last in its order."""
+        self.contracts[seat] = (*self.contracts[seat], index)
+
+    def lose_contract(self, seat: Seat, index: int) -> None:
+        """Take the contract `index` from `seat`."""
+        held = self.contracts[seat]
+        at = held.index(index)
+        self.contracts[seat] = held[:at] + held[at + 1 :]
+
     def car_types(self, seat: Seat) -> list[Car]:
         """The car types `seat` holds, in `CARS` order."""
         return [car for i, car in enumerate(CARS) if self.rack[seat][i]]
@@ -182,7 +184,7 @@ class Work:
             self.emit("yard_empty", seat=seat, car=car.value, why=why)
             return False
         self.yards[i] -= 1
-        self.rack[seat][i] += 1
+        self.add_cars(seat, i, 1)
         self.emit("car_gained", seat=seat, car=car.value, why=why)
         self.then(Task(Op.RACK_CHECK, seat))
         return True
@@ -191,14 +193,14 @@ class Work:
         """Sell a car back to its yard at the sale price."""
         i = CARS.index(car)
         price = self.board.car_sale_price(car)
-        self.rack[seat][i] -= 1
+        self.add_cars(seat, i, -1)
         self.yards[i] += 1
         self.money[seat] += price
         self.emit("car_sold", seat=seat, car=car.value, price=price, why=why)
 
     def drop_car(self, seat: Seat, car: Car, why: str) -> None:
         """Put a car from `seat`'s rack onto the space where its locomotive stands."""
-        self.rack[seat][CARS.index(car)] -= 1
+        self.add_cars(seat, CARS.index(car), -1)
         here = self.position[seat]
         self.loose[here] = (*self.loose[here], car)
         self.emit("car_dropped", seat=seat, car=car.value, space=here, why=why)
@@ -219,3 +221,20 @@ class Work:
     def cards_left(self) -> int:
         """Crew cards that can still be drawn (piles and discards)."""
         return sum(len(p) for p in self.piles) + sum(self.discard)
+
+
+def _player(w: Work, seat: Seat) -> Player:
+    """The frozen player in `seat`: the one the step began with if nothing changed."""
+    rack, hand, contracts = w.rack[seat], w.hand[seat], w.contracts[seat]
+    position, money = w.position[seat], w.money[seat]
+    if seat < len(w.before):
+        p = w.before[seat]
+        if (
+            p.position == position
+            and p.money == money
+            and p.rack is rack
+            and p.hand is hand
+            and p.contracts is contracts
+        ):
+            return p
+    return Player(position, money, rack, hand, contracts)
