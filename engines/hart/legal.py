@@ -28,7 +28,7 @@ from engines.hart.actions import (
 )
 from engines.hart.data import KEEP_PER_ROUND, LEGAL_GOODS, MAX_PACK, Good
 from engines.hart.inspection import unchecked
-from engines.hart.state import Bag, HartState, Phase
+from engines.hart.state import Bag, HartState, Phase, bags_up_to
 from engines.hart.wire import dump_action
 from engines.spaces import IntRange, MixedSpace
 
@@ -81,7 +81,8 @@ def legal_actions(state: HartState, seat: Seat) -> ActionSpace[Action]:
 @functools.lru_cache(maxsize=1024)
 def packings(hand: tuple[int, ...]) -> ListedSpace[Action]:
     """1-5 cards of the hand; the default is one card of the cheapest kind held."""
-    return ListedSpace(tuple(Pack(b) for b in Bag(hand).sub_bags(1, MAX_PACK)))
+    packs = _actions_up_to(Pack, MAX_PACK)
+    return ListedSpace(tuple([packs[i] for i in Bag(hand).sub_bag_positions(1, MAX_PACK)]))
 
 
 _DECLARATIONS = tuple(Declare(n, g) for n in range(1, MAX_PACK + 1) for g in LEGAL_GOODS)
@@ -142,7 +143,14 @@ def bargains(standing: bool, low: int, high: int, may_counter: bool) -> MixedSpa
 @functools.lru_cache(maxsize=4096)
 def keepings(behind: tuple[int, ...]) -> ListedSpace[Action]:
     """0-3 cards from behind the suitcase; the default keeps nothing."""
-    return ListedSpace(tuple(Keep(b) for b in Bag(behind).sub_bags(0, KEEP_PER_ROUND)))
+    keeps = _actions_up_to(Keep, KEEP_PER_ROUND)
+    return ListedSpace(tuple([keeps[i] for i in Bag(behind).sub_bag_positions(0, KEEP_PER_ROUND)]))
+
+
+@functools.cache
+def _actions_up_to(kind: type[Pack] | type[Keep], high: int) -> tuple[Action, ...]:
+    """`kind(bag)` for each of `bags_up_to(high)`, built once: a fresh space shares them."""
+    return tuple(kind(bag) for bag in bags_up_to(high))
 
 
 @functools.lru_cache(maxsize=64)
