@@ -2,7 +2,10 @@
 
 `CrossingRules.step` thaws the state into a `Work`, lets the rule functions change it in place
 (each `emit` collects an event of this step) and freezes the result, so the state a caller holds
-is never touched. One copy per step is cheaper than a `dataclasses.replace` per change.
+is never touched. One copy per step is cheaper than a `dataclasses.replace` per change. The
+rows a step rarely changes (a seat's rack, hand and contracts; the cars dropped on each space,
+the contract stacks, the crew piles) stay tuples, replaced whole when one changes, so the next
+state shares every row and every player the step left alone.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def as_json(values: Sequence[int]) -> list[Json]:
 
 
 class Work:
-    """Everything of a state, in lists, plus the events and the chance source of this step."""
+    """Everything of a state, in lists (of tuple rows), plus the events and the chance source."""
 
     def __init__(self, state: CrossingState, rng: Rng) -> None:
         self.board = state.board
