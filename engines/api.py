@@ -75,12 +75,8 @@ class Event:
     @staticmethod
     def make(number: int, kind: str, audience: Iterable[Seat] | None = None, **data: Json) -> Event:
         """Build an event from keyword details."""
-        return Event(
-            number=number,
-            kind=kind,
-            data=tuple(sorted(data.items())),
-            audience=None if audience is None else frozenset(audience),
-        )
+        details = tuple(sorted(data.items())) if len(data) > 1 else tuple(data.items())
+        return Event(number, kind, details, None if audience is None else frozenset(audience))
 
     def is_visible_to(self, viewer: Seat | None) -> bool:
         """Whether `viewer` (None = spectator) may see this event."""
@@ -184,16 +180,27 @@ class ListedSpace(ActionSpace[A]):
 
     actions: tuple[A, ...]
     default_index: int = 0
-    _members: frozenset[A] = field(init=False, repr=False, compare=False)
+    _members: frozenset[A] | None = field(init=False, repr=False, compare=False)
+    """The actions as a set, made at the second check: the one check of a fresh space scans
+    (cheaper than hashing every action); a space checked again (a cached one) looks up."""
+    _scanned: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.actions:
             raise ValueError("a decision must offer at least one legal action")
-        object.__setattr__(self, "_members", frozenset(self.actions))
+        object.__setattr__(self, "_members", None)
+        object.__setattr__(self, "_scanned", False)
 
     def __contains__(self, action: object) -> bool:
         try:
-            return action in self._members
+            members = self._members
+            if members is None:
+                if not self._scanned:
+                    object.__setattr__(self, "_scanned", True)
+                    return action in self.actions
+                members = frozenset(self.actions)
+                object.__setattr__(self, "_members", members)
+            return action in members
         except TypeError:  # unhashable junk is simply not a legal action
             return False
 

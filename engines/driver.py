@@ -71,6 +71,8 @@ class MatchDriver(Generic[S, A]):
         self.moves: list[Mapping[Seat, Json]] = []
         self._events: list[Event] = list(start.events)
         self._cursors = [-1] * seats
+        self._oldest = -1
+        """The bound `_events` was last filtered by: none older than it is kept."""
         self._open()
 
     # -- what is asked ------------------------------------------------------------------------
@@ -121,7 +123,11 @@ class MatchDriver(Generic[S, A]):
 
     def answer(self, seat: Seat, number: int, action: A) -> None:
         """Take `seat`'s answer to decision `number`, checked here and only here."""
-        self.check(seat, number, action)
+        decision = self._decision
+        if decision is None or number != decision.number or seat not in decision.seats:
+            self.check(seat, number, action)  # raises the error that says what is wrong
+        elif action not in self.space(seat):
+            self.check(seat, number, action)  # raises IllegalAction, described
         self._answers[seat] = action
 
     def default(self, seat: Seat) -> A:
@@ -133,25 +139,33 @@ class MatchDriver(Generic[S, A]):
         decision = self._decision
         if decision is None:
             raise GameOver("the match is over")
-        missing = sorted(self.pending())
-        if missing:
+        answers = self._answers
+        if len(answers) < len(decision.seats):  # only deciding seats' answers are taken
+            missing = sorted(self.pending())
             raise IllegalAction(
                 f"decision {decision.number} needs an action from seat(s) {missing}",
                 seat=missing[0],
                 decision=decision.number,
             )
-        joint = dict(sorted(self._answers.items()))
+        joint = dict(sorted(answers.items())) if len(answers) > 1 else answers
         before = self.state
-        rng = HashRng.for_decision(self.seed, decision.number)
-        transition = self.rules.step(before, decision, joint, rng)
-        wire = {seat: self.rules.dump_action(action) for seat, action in joint.items()}
+        number = decision.number
+        rules = self.rules
+        transition = rules.step(before, decision, joint, HashRng.for_decision(self.seed, number))
+        dump = rules.dump_action
+        wire = {seat: dump(action) for seat, action in joint.items()}
         self.state = transition.state
         self.moves.append(wire)
+        cursors = self._cursors
         for seat in decision.seats:
-            self._cursors[seat] = decision.number
+            cursors[seat] = number
         # Keep only events someone may still be shown: a seat's since-cursor or the public view.
-        oldest = min(min(self._cursors), decision.number)
-        self._events = [e for e in self._events if e.number >= oldest]
+        # Every kept event is at least as recent as the last bound, so only a raised bound can
+        # drop any: most decisions skip the filtering pass.
+        oldest = min(min(cursors), number)
+        if oldest > self._oldest:
+            self._oldest = oldest
+            self._events = [e for e in self._events if e.number >= oldest]
         self._events.extend(transition.events)
         self._open()
         return Move(before, decision, joint, self.state, transition.events, wire)

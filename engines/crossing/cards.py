@@ -27,11 +27,14 @@ def draw(w: Work, seat: Seat, count: int, why: str) -> int:
     for _ in range(count):
         if not any(w.piles) and sum(w.discard) > 0:
             reshuffle(w)
-        pile = max(w.piles, key=len)
+        piles = w.piles
+        fullest = max(range(len(piles)), key=lambda k: len(piles[k]))  # the first, on a tie
+        pile = piles[fullest]
         if not pile:
             break
-        card = pile.pop(0)
-        w.hand[seat][card] += 1
+        card = pile[0]
+        piles[fullest] = pile[1:]
+        w.add_cards(seat, card, 1)
         drawn.append(CREWS[card].value)
     w.emit("drew", seat=seat, count=len(drawn), why=why)
     if drawn:
@@ -45,14 +48,14 @@ def reshuffle(w: Work) -> None:
     cards = list(w.rng.shuffle(cards))
     w.discard = [0] * len(CREWS)
     k = len(w.piles)
-    w.piles = [cards[i::k] for i in range(k)]
+    w.piles = [tuple(cards[i::k]) for i in range(k)]
     w.emit("reshuffled", piles=[len(p) for p in w.piles])
 
 
 def play_card(w: Work, seat: Seat, card: Crew, why: str) -> None:
     """Move a card from `seat`'s hand face up onto the discards."""
     i = CREWS.index(card)
-    w.hand[seat][i] -= 1
+    w.add_cards(seat, i, -1)
     w.discard[i] += 1
     w.emit("card_played", seat=seat, card=card.value, why=why)
 
@@ -71,10 +74,27 @@ def duel(w: Work, attacker: Seat, defender: Seat, why: str) -> Seat:
 # -- declaring, before each roll -----------------------------------------------------------------
 def declare_options(state: CrossingState, prompt: Prompt, seat: Seat) -> ListedSpace[Action]:
     """The active seat declares its plan; every other asked seat may play Stop or pass."""
+    players, board = state.players, state.board
+    me = players[seat]
     if seat != prompt.seat:
-        return listed(stop_options(state.players[seat]))
+        return _STOPPING if me.hand[STOP] else _PASSING
     left = sum(len(p) for p in state.piles) + sum(state.discard)
-    return listed(plan_actions(state.board, state.players, seat, left))
+    # The plan depends on these alone (see `plan_actions`), and they recur turn after turn.
+    key = (
+        min(me.hand[RAILROAD], 2),
+        me.position == board.start,
+        tuple(villain_victims(players, seat)),
+        me.hand[ENGINEER] > 0,
+        me.money >= board.crew_card_price and left > 0,
+    )
+    space = _PLANS.get(key)
+    if space is None:
+        space = _PLANS[key] = listed(plan_actions(board, players, seat, left))
+    return space
+
+
+_PLANS: dict[tuple[int, bool, tuple[int | None, ...], bool, bool], ListedSpace[Action]] = {}
+"""The declaring seat's spaces, by what they depend on: no state is involved, so they are shared."""
 
 
 def plan_actions(
@@ -177,7 +197,7 @@ def answer_villain_car(w: Work, prompt: Prompt, action: Action) -> None:
 # -- Engineer -----------------------------------------------------------------------------------
 def declare_engineer(w: Work, seat: Seat) -> None:
     """Hold the Engineer aside until the turn ends: then it is used or handed back."""
-    w.hand[seat][ENGINEER] -= 1
+    w.add_cards(seat, ENGINEER, -1)
     w.set_turn(engineer=True)
     w.emit("engineer_declared", seat=seat)
 
@@ -195,7 +215,7 @@ def settle_engineer(w: Work, room: bool, earned: bool) -> bool:
     if used:
         w.discard[ENGINEER] += 1
     else:
-        w.hand[turn.active][ENGINEER] += 1
+        w.add_cards(turn.active, ENGINEER, 1)
     w.emit("engineer", seat=turn.active, used=used)
     return used
 
@@ -204,6 +224,12 @@ def settle_engineer(w: Work, room: bool, earned: bool) -> bool:
 def stop_options(me: Player) -> list[Action]:
     """A seat other than the active one passes, or plays a Stop it holds."""
     return [Pass(), PlayStop()] if me.hand[STOP] else [Pass()]
+
+
+_STOPPING = listed([Pass(), PlayStop()])
+"""`stop_options` of a seat holding a Stop, built once."""
+_PASSING = listed([Pass()])
+"""`stop_options` of a seat without one."""
 
 
 def stop(w: Work, prompt: Prompt, actions: Mapping[Seat, Action]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -128,6 +128,17 @@ class Board:
     special_rolls: int
     crew_piles: int
     provenance: tuple[Provenance, ...]
+    ahead: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    """Clockwise successors, by space: `next` of every space, gathered once."""
+    routes: dict[tuple[int, int, bool], tuple[tuple[int, ...], tuple[int, ...]]] = field(
+        init=False, repr=False, compare=False
+    )
+    """`moves.paths` results by (start, steps, reverse): the board never changes, so a walk
+    computed once holds for every match on it."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ahead", tuple(s.next for s in self.spaces))
+        object.__setattr__(self, "routes", {})
 
     def contract(self, contract_id: str) -> Contract | None:
         """The contract with this id, or None."""

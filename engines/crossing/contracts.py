@@ -30,21 +30,25 @@ def company_index(board: Board, company: str) -> int:
 def take_contract(w: Work, seat: Seat, index: int, price: int, with_cars: bool, why: str) -> None:
     """Pay for a contract lying below its TRADE space, return its cars, and keep it."""
     contract = w.board.contracts[index]
-    w.stacks[company_index(w.board, contract.company)].remove(index)
+    company = company_index(w.board, contract.company)
+    stack = w.stacks[company]
+    at = stack.index(index)
+    w.stacks[company] = stack[:at] + stack[at + 1 :]
     w.money[seat] -= price
     if with_cars:
         for i, n in enumerate(contract.cars):
-            w.rack[seat][i] -= n
+            w.add_cars(seat, i, -n)
             w.yards[i] += n
-    w.contracts[seat].append(index)
+    w.gain_contract(seat, index)
     w.emit("contract_taken", seat=seat, contract=contract.id, price=price, why=why)
 
 
 def return_contract(w: Work, seat: Seat, index: int, why: str) -> None:
     """Put one of `seat`'s contracts back below its TRADE space."""
     contract = w.board.contracts[index]
-    w.contracts[seat].remove(index)
-    w.stacks[company_index(w.board, contract.company)].append(index)
+    w.lose_contract(seat, index)
+    company = company_index(w.board, contract.company)
+    w.stacks[company] = (*w.stacks[company], index)
     w.emit("contract_returned", seat=seat, contract=contract.id, why=why)
 
 
@@ -169,8 +173,8 @@ def answer_double_cross(w: Work, prompt: Prompt, action: Action) -> None:
     owner = next(s for s in range(w.seats) if contract.index in w.contracts[s])
     w.emit("double_cross", seat=seat, owner=owner, contract=contract.id)
     if duel(w, seat, owner, "double_cross") == seat:
-        w.contracts[owner].remove(contract.index)
-        w.contracts[seat].append(contract.index)
+        w.lose_contract(owner, contract.index)
+        w.gain_contract(seat, contract.index)
         w.emit("contract_moved", seat=seat, owner=owner, contract=contract.id)
 
 

@@ -44,14 +44,22 @@ def answer_discard(w: Work, prompt: Prompt, action: Action) -> None:
         unanswered(prompt, action)
 
 
-def paths(board: Board, start: int, steps: int, reverse: bool) -> tuple[list[int], list[int]]:
+def paths(
+    board: Board, start: int, steps: int, reverse: bool
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Where a move of `steps` can end, and which of those ends pass Central Station on the way."""
-    links = board.prev if reverse else tuple(s.next for s in board.spaces)
-    frontier = {(start, False)}
-    for _ in range(steps):
-        frontier = {(n, passed or n == board.central) for at, passed in frontier for n in links[at]}
-    ends = sorted({at for at, _ in frontier})
-    return ends, sorted({at for at, passed in frontier if passed})
+    key = (start, steps, reverse)
+    found = board.routes.get(key)
+    if found is None:
+        links = board.prev if reverse else board.ahead
+        frontier = {(start, False)}
+        for _ in range(steps):
+            frontier = {
+                (n, passed or n == board.central) for at, passed in frontier for n in links[at]
+            }
+        ends = tuple(sorted({at for at, _ in frontier}))
+        found = board.routes[key] = ends, tuple(sorted({at for at, passed in frontier if passed}))
+    return found
 
 
 def move(w: Work, task: Task) -> None:
@@ -63,7 +71,7 @@ def move(w: Work, task: Task) -> None:
     elif len(ends) == 1:
         arrive(w, task.seat, ends[0], ends[0] in passes, True, "moved")
     elif ends:
-        w.ask(Label.ROUTE, task.seat, spaces=tuple(ends), passes=tuple(passes))
+        w.ask(Label.ROUTE, task.seat, spaces=ends, passes=passes)
 
 
 def route_options(state: CrossingState, prompt: Prompt, seat: Seat) -> ListedSpace[Action]:
@@ -107,10 +115,10 @@ def take_loose(w: Work, seat: Seat) -> bool:
     stack = w.loose[here]
     if not stack:
         return False
-    taken = list(stack) if w.settings.take_all_loose else [stack[0]]
-    del stack[: len(taken)]
+    taken = stack if w.settings.take_all_loose else stack[:1]
+    w.loose[here] = stack[len(taken) :]
     for car in taken:
-        w.rack[seat][CARS.index(car)] += 1
+        w.add_cars(seat, CARS.index(car), 1)
         w.emit("car_picked_up", seat=seat, car=car.value, space=here)
     w.then(Task(Op.RACK_CHECK, seat))
     return True

@@ -39,9 +39,9 @@ def deal(settings: Settings, seats: int, rng: Rng) -> Work:
     w.seats = seats
     w.position = [board.start] * seats
     w.money = [board.start_money] * seats
-    w.rack = [[0] * len(CARS) for _ in range(seats)]
-    w.hand = [[0] * len(CREWS) for _ in range(seats)]
-    w.contracts = [[] for _ in range(seats)]
+    w.rack = [(0,) * len(CARS) for _ in range(seats)]
+    w.hand = [(0,) * len(CREWS) for _ in range(seats)]
+    w.contracts = [() for _ in range(seats)]
     for seat in range(seats):
         draw(w, seat, board.hand, "setup")
     starting_cars(w)

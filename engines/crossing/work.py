@@ -2,18 +2,29 @@
 
 `CrossingRules.step` thaws the state into a `Work`, lets the rule functions change it in place
 (each `emit` collects an event of this step) and freezes the result, so the state a caller holds
-is never touched. One copy per step is cheaper than a `dataclasses.replace` per change.
+is never touched. One copy per step is cheaper than a `dataclasses.replace` per change. The
+rows a step rarely changes (a seat's rack, hand and contracts; the cars dropped on each space,
+the contract stacks, the crew piles) stay tuples, replaced whole when one changes, so the next
+state shares every row and every player the step left alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from engines.api import Event, Json, Seat, Termination
 from engines.crossing.data import CARS, Car
-from engines.crossing.state import CrossingState, Label, Op, Player, Prompt, Task, TurnState
+from engines.crossing.state import (
+    CrossingState,
+    Label,
+    Op,
+    Player,
+    Prompt,
+    Task,
+    TurnState,
+    evolve_turn,
+)
 from engines.rng import Rng
 
 
@@ -25,7 +36,7 @@ def as_json(values: Sequence[int]) -> list[Json]:
 
 
 class Work:
-    """Everything of a state, in lists, plus the events and the chance source of this step."""
+    """Everything of a state, in lists (of tuple rows), plus the events and the chance source."""
 
     def __init__(self, state: CrossingState, rng: Rng) -> None:
         self.board = state.board
@@ -33,16 +44,22 @@ class Work:
         self.rng = rng
         self.number = state.number
         self.seats = len(state.players)
+        self.before = state.players
+        """The players the step began with: `freeze` keeps each one that did not change."""
         self.position = [p.position for p in state.players]
         self.money = [p.money for p in state.players]
-        self.rack = [list(p.rack) for p in state.players]
-        self.hand = [list(p.hand) for p in state.players]
-        self.contracts = [list(p.contracts) for p in state.players]
+        # Per-seat rows stay tuples too, replaced whole (`add_cars`, `add_cards`, ...): a player
+        # whose rows are the ones it began with is shared with the next state.
+        self.rack: list[tuple[int, ...]] = [p.rack for p in state.players]
+        self.hand: list[tuple[int, ...]] = [p.hand for p in state.players]
+        self.contracts: list[tuple[int, ...]] = [p.contracts for p in state.players]
         self.yards = list(state.yards)
-        self.stacks = [list(s) for s in state.stacks]
-        self.loose = [list(cars) for cars in state.loose]
+        # The board-wide rows stay tuples, replaced whole when one changes: most steps change
+        # none of them, and the next state shares every row that did not change.
+        self.stacks: list[tuple[int, ...]] = list(state.stacks)
+        self.loose: list[tuple[Car, ...]] = list(state.loose)
         self.depot = state.depot
-        self.piles = [list(p) for p in state.piles]
+        self.piles: list[tuple[int, ...]] = list(state.piles)
         self.discard = list(state.discard)
         self.turns = state.turns
         self.regular_turns = state.regular_turns
@@ -59,21 +76,12 @@ class Work:
         return CrossingState(
             settings=self.settings,
             number=number,
-            players=tuple(
-                Player(
-                    self.position[s],
-                    self.money[s],
-                    tuple(self.rack[s]),
-                    tuple(self.hand[s]),
-                    tuple(self.contracts[s]),
-                )
-                for s in range(self.seats)
-            ),
+            players=tuple([_player(self, s) for s in range(self.seats)]),
             yards=tuple(self.yards),
-            stacks=tuple(tuple(s) for s in self.stacks),
-            loose=tuple(tuple(cars) for cars in self.loose),
+            stacks=tuple(self.stacks),
+            loose=tuple(self.loose),
             depot=self.depot,
-            piles=tuple(tuple(p) for p in self.piles),
+            piles=tuple(self.piles),
             discard=tuple(self.discard),
             turns=self.turns,
             regular_turns=self.regular_turns,
@@ -115,7 +123,7 @@ class Work:
 
     def set_turn(self, **changes: Any) -> None:
         """Change fields of the turn in progress."""
-        self.turn = replace(self.turn, **changes)
+        self.turn = evolve_turn(self.turn, **changes)
 
     def end_game(self, termination: Termination, winner: Seat | None = None) -> None:
         """Stop the match: nothing pending, nobody asked."""
@@ -148,6 +156,26 @@ class Work:
         """How many cars `seat` holds."""
         return sum(self.rack[seat])
 
+    def add_cars(self, seat: Seat, kind: int, count: int) -> None:
+        """Change `seat`'s cars of type index `kind` by `count`."""
+        row = self.rack[seat]
+        self.rack[seat] = (*row[:kind], row[kind] + count, *row[kind + 1 :])
+
+    def add_cards(self, seat: Seat, kind: int, count: int) -> None:
+        """Change `seat`'s crew cards of type index `kind` by `count`."""
+        row = self.hand[seat]
+        self.hand[seat] = (*row[:kind], row[kind] + count, *row[kind + 1 :])
+
+    def gain_contract(self, seat: Seat, index: int) -> None:
+        """Give `seat` the contract `index`, last in its order."""
+        self.contracts[seat] = (*self.contracts[seat], index)
+
+    def lose_contract(self, seat: Seat, index: int) -> None:
+        """Take the contract `index` from `seat`."""
+        held = self.contracts[seat]
+        at = held.index(index)
+        self.contracts[seat] = held[:at] + held[at + 1 :]
+
     def car_types(self, seat: Seat) -> list[Car]:
         """The car types `seat` holds, in `CARS` order."""
         return [car for i, car in enumerate(CARS) if self.rack[seat][i]]
@@ -159,7 +187,7 @@ class Work:
             self.emit("yard_empty", seat=seat, car=car.value, why=why)
             return False
         self.yards[i] -= 1
-        self.rack[seat][i] += 1
+        self.add_cars(seat, i, 1)
         self.emit("car_gained", seat=seat, car=car.value, why=why)
         self.then(Task(Op.RACK_CHECK, seat))
         return True
@@ -168,16 +196,16 @@ class Work:
         """Sell a car back to its yard at the sale price."""
         i = CARS.index(car)
         price = self.board.car_sale_price(car)
-        self.rack[seat][i] -= 1
+        self.add_cars(seat, i, -1)
         self.yards[i] += 1
         self.money[seat] += price
         self.emit("car_sold", seat=seat, car=car.value, price=price, why=why)
 
     def drop_car(self, seat: Seat, car: Car, why: str) -> None:
         """Put a car from `seat`'s rack onto the space where its locomotive stands."""
-        self.rack[seat][CARS.index(car)] -= 1
+        self.add_cars(seat, CARS.index(car), -1)
         here = self.position[seat]
-        self.loose[here].append(car)
+        self.loose[here] = (*self.loose[here], car)
         self.emit("car_dropped", seat=seat, car=car.value, space=here, why=why)
 
     # -- money --------------------------------------------------------------------------------
@@ -196,3 +224,20 @@ class Work:
     def cards_left(self) -> int:
         """Crew cards that can still be drawn (piles and discards)."""
         return sum(len(p) for p in self.piles) + sum(self.discard)
+
+
+def _player(w: Work, seat: Seat) -> Player:
+    """The frozen player in `seat`: the one the step began with if nothing changed."""
+    rack, hand, contracts = w.rack[seat], w.hand[seat], w.contracts[seat]
+    position, money = w.position[seat], w.money[seat]
+    if seat < len(w.before):
+        p = w.before[seat]
+        if (
+            p.position == position
+            and p.money == money
+            and p.rack is rack
+            and p.hand is hand
+            and p.contracts is contracts
+        ):
+            return p
+    return Player(position, money, rack, hand, contracts)

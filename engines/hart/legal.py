@@ -28,7 +28,7 @@ from engines.hart.actions import (
 )
 from engines.hart.data import KEEP_PER_ROUND, LEGAL_GOODS, MAX_PACK, Good
 from engines.hart.inspection import unchecked
-from engines.hart.state import Bag, HartState, Phase
+from engines.hart.state import Bag, HartState, Phase, bags_up_to
 from engines.hart.wire import dump_action
 from engines.spaces import IntRange, MixedSpace
 
@@ -81,7 +81,8 @@ def legal_actions(state: HartState, seat: Seat) -> ActionSpace[Action]:
 @functools.lru_cache(maxsize=1024)
 def packings(hand: tuple[int, ...]) -> ListedSpace[Action]:
     """1-5 cards of the hand; the default is one card of the cheapest kind held."""
-    return ListedSpace(tuple(Pack(b) for b in Bag(hand).sub_bags(1, MAX_PACK)))
+    packs = _actions_up_to(Pack, MAX_PACK)
+    return ListedSpace(tuple([packs[i] for i in Bag(hand).sub_bag_positions(1, MAX_PACK)]))
 
 
 _DECLARATIONS = tuple(Declare(n, g) for n in range(1, MAX_PACK + 1) for g in LEGAL_GOODS)
@@ -97,6 +98,9 @@ def declarations(suitcase: tuple[int, ...]) -> ListedSpace[Action]:
     return ListedSpace(_DECLARATIONS, default_index=_DECLARATIONS.index(honest_looking))
 
 
+# The spaces below are cheap to build but recur across decisions and matches (the same traders,
+# the same bargaining bounds): kept, they are built once and their answers checked by a set.
+@functools.lru_cache(maxsize=1024)
 def targets(kind: type[Inspect] | type[Seize], seats: tuple[int, ...]) -> ListedSpace[Action]:
     """Nobody (the default), or one of `seats`: an inspection, extra control or seizure."""
     return ListedSpace((Pass(), *(kind(s) for s in seats)))
@@ -125,6 +129,7 @@ def _amount_of(action: object) -> int | None:
     return action.amount if isinstance(action, Offer) else None
 
 
+@functools.lru_cache(maxsize=4096)
 def bargains(standing: bool, low: int, high: int, may_counter: bool) -> MixedSpace[Action]:
     """Open, accept (when a proposal stands), and offers low..high (when a counter is allowed)."""
     listed: tuple[Action, ...] = (Open(), Accept()) if standing else (Open(),)
@@ -138,9 +143,17 @@ def bargains(standing: bool, low: int, high: int, may_counter: bool) -> MixedSpa
 @functools.lru_cache(maxsize=4096)
 def keepings(behind: tuple[int, ...]) -> ListedSpace[Action]:
     """0-3 cards from behind the suitcase; the default keeps nothing."""
-    return ListedSpace(tuple(Keep(b) for b in Bag(behind).sub_bags(0, KEEP_PER_ROUND)))
+    keeps = _actions_up_to(Keep, KEEP_PER_ROUND)
+    return ListedSpace(tuple([keeps[i] for i in Bag(behind).sub_bag_positions(0, KEEP_PER_ROUND)]))
 
 
+@functools.cache
+def _actions_up_to(kind: type[Pack] | type[Keep], high: int) -> tuple[Action, ...]:
+    """`kind(bag)` for each of `bags_up_to(high)`, built once: a fresh space shares them."""
+    return tuple(kind(bag) for bag in bags_up_to(high))
+
+
+@functools.lru_cache(maxsize=64)
 def appointments(seats: int, default: int) -> ListedSpace[Action]:
     """Any seat as next round's first sheriff; the default is `default`."""
     return ListedSpace(tuple(Appoint(s) for s in range(seats)), default_index=default)

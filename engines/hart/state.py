@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import functools
+import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
@@ -81,21 +83,59 @@ class Bag:
         return next(iter(self), None)
 
     def sub_bags(self, low: int, high: int) -> tuple[Bag, ...]:
-        """Every distinct sub-multiset with `low`..`high` cards, smaller first, then by kind."""
-        counts = self.counts
-        found: list[tuple[int, tuple[int, ...]]] = []
+        """Every distinct sub-multiset with `low`..`high` cards, smaller first, then by kind.
 
-        def walk(kind: int, chosen: tuple[int, ...], size: int) -> None:
-            if kind == len(counts):
-                if low <= size:
-                    found.append((size, chosen))
-                return
-            for take in range(min(counts[kind], high - size), -1, -1):
-                walk(kind + 1, (*chosen, take), size + take)
+        "By kind" is descending lexicographic order of the counts (more of the cheapest kind
+        first). The bags are shared: those of `bags_up_to(high)`.
+        """
+        bags = bags_up_to(high)
+        return tuple([bags[i] for i in self.sub_bag_positions(low, high)])
 
-        walk(0, (), 0)
-        found.sort(key=lambda item: item[0])
-        return tuple(Bag(chosen) for _, chosen in found)
+    def sub_bag_positions(self, low: int, high: int) -> list[int]:
+        """Where `sub_bags(low, high)` lies in `bags_up_to(high)`, in the same order; a game's
+        own table over those bags (one action per bag) reads the same positions.
+
+        A small bag walks its own sub-multisets, a large one filters the table, whichever has
+        fewer candidates.
+        """
+        sizes, every, position = _table(high)
+        c0, c1, c2, c3, c4, c5 = self.counts
+        if (c0 + 1) * (c1 + 1) * (c2 + 1) * (c3 + 1) * (c4 + 1) * (c5 + 1) < len(every):
+            by_size: list[list[int]] = [[] for _ in range(high + 1)]
+            ranges = [range(n, -1, -1) for n in self.counts]
+            for counts in itertools.product(*ranges):  # descending lexicographic order
+                size = sum(counts)
+                if low <= size <= high:
+                    by_size[size].append(position[counts])
+            return [i for same in by_size for i in same]
+        return [
+            i
+            for i, (a0, a1, a2, a3, a4, a5) in enumerate(every)
+            if low <= sizes[i]
+            and a0 <= c0
+            and a1 <= c1
+            and a2 <= c2
+            and a3 <= c3
+            and a4 <= c4
+            and a5 <= c5
+        ]
+
+
+@functools.cache
+def bags_up_to(high: int) -> tuple[Bag, ...]:
+    """Every bag of at most `high` cards, in `Bag.sub_bags` order (built once, shared)."""
+    return tuple(Bag(counts) for counts in _table(high)[1])
+
+
+@functools.cache
+def _table(
+    high: int,
+) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...], dict[tuple[int, ...], int]]:
+    """The sizes and counts of `bags_up_to(high)`, and each one's position by its counts."""
+    descending = range(high, -1, -1)
+    every = [c for c in itertools.product(descending, repeat=len(GOODS)) if sum(c) <= high]
+    every.sort(key=sum)  # stable: descending lexicographic order within each size
+    return tuple(sum(c) for c in every), tuple(every), {c: i for i, c in enumerate(every)}
 
 
 EMPTY = Bag()

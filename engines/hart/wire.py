@@ -183,12 +183,13 @@ def parse_action(seat: Seat, wire: object) -> Action:
 def dump_action(action: Action) -> Json:
     """The wire form of an action."""
     out: dict[str, Json] = {"type": ACTION_TYPES[type(action)]}
-    if isinstance(action, Pack | Keep):
-        out["goods"] = list(action.goods.names())
+    # Tuples, not unions: `isinstance` takes a tuple faster, and `names()` is already a new list.
+    if isinstance(action, (Pack, Keep)):
+        out["goods"] = action.goods.names()
     elif isinstance(action, Declare):
         out["count"] = action.count
         out["good"] = action.good.value
-    elif isinstance(action, Inspect | Seize | Appoint):
+    elif isinstance(action, (Inspect, Seize, Appoint)):
         out["seat"] = action.seat
     elif isinstance(action, Offer):
         out["amount"] = action.amount

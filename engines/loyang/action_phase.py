@@ -3,8 +3,6 @@ pair), loans, the storehouse upgrade and raising money that is due."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from engines.api import Seat
 from engines.loyang import board, helper_cards, scoring
 from engines.loyang.actions import (
@@ -31,7 +29,7 @@ from engines.loyang.board import K
 from engines.loyang.cards import add, add_all, names
 from engines.loyang.data import DATA
 from engines.loyang.legal import buy_price
-from engines.loyang.state import Stage, Turn
+from engines.loyang.state import Stage, Turn, evolve_turn
 from engines.loyang.work import Work
 from engines.rng import Rng
 
@@ -44,7 +42,7 @@ def apply(w: Work, seat: Seat, action: Action, rng: Rng) -> None:
         turn = w.turn_of(seat)
         assert turn is not None
         if not isinstance(action, EndTurn | FinishStoring | FinishScoring | Store | Advance):
-            turn = replace(turn, steps=turn.steps + 1)
+            turn = evolve_turn(turn, steps=turn.steps + 1)
             w.set_turn(turn)
         _step(w, seat, turn, action, rng)
     scoring.normalize(w, seat)
@@ -92,7 +90,7 @@ def buy(w: Work, seat: Seat, turn: Turn, action: Buy) -> None:
     player.cart = add(player.cart, action.crop)
     if player.shop[action.crop]:
         player.shop = add(player.shop, action.crop, -1)
-    w.set_turn(replace(turn, discount=0))
+    w.set_turn(evolve_turn(turn, discount=0))
     w.emit("buy", seat=seat, crop=action.crop.wire, amount=price)
 
 
@@ -151,7 +149,7 @@ def buy_pair(w: Work, seat: Seat, turn: Turn, rng: Rng) -> None:
     if not drawn:  # a simultaneous seat drew the last cards: nothing is bought
         return
     w.edit(seat).cash -= price
-    w.set_turn(replace(turn, pair_bought=True, drawn=drawn, stage=Stage.KEEP))
+    w.set_turn(evolve_turn(turn, pair_bought=True, drawn=drawn, stage=Stage.KEEP))
     w.emit("buy_pair", seat=seat, amount=price, cards=list(drawn))
 
 
@@ -164,7 +162,7 @@ def keep(w: Work, seat: Seat, turn: Turn, action: Keep) -> None:
     if action.cards:
         back = action.cards[1] if len(action.cards) == 2 else None
         board.place(player, action.cards[0], back, w.start_round_for(seat))
-    w.set_turn(replace(turn, drawn=(), stage=Stage.ACT))
+    w.set_turn(evolve_turn(turn, drawn=(), stage=Stage.ACT))
     w.discard_cards(tuple(c for c in turn.drawn if c not in action.cards))
     w.emit("keep", seat=seat, cards=list(action.cards), amount=cost)
 
@@ -212,4 +210,4 @@ def _step(w: Work, seat: Seat, turn: Turn, action: Action, rng: Rng) -> None:
         scoring.advance(w, seat, turn, action)
     else:
         assert isinstance(action, FinishScoring), action
-        w.set_turn(replace(turn, stage=Stage.DONE))
+        w.set_turn(evolve_turn(turn, stage=Stage.DONE))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from engines.loyang.cards import (
+    CROPS,
     CasualDef,
     Counts,
     Crop,
@@ -221,7 +222,9 @@ def can_raise(player: Board, strict: bool) -> bool:
 def sellable(player: Board, strict: bool) -> tuple[Crop, ...]:
     """The crops the player may sell now, cheapest first (strict stock: the shop needs room)."""
     crops = [
-        c for c in Crop if player.cart[c] and (not strict or player.shop[c] < DATA.shop_capacity[c])
+        c
+        for c in CROPS
+        if player.cart[c] and (not strict or player.shop[c] < DATA.shop_capacity[c])
     ]
     return tuple(sorted(crops, key=lambda c: (DATA.sell[c], c)))
 
@@ -302,7 +305,7 @@ def private_field(field_id: str) -> Field:
 
 def gives(cart: Counts, count: int) -> list[tuple[Crop, ...]]:
     """Every sorted multiset of `count` (1 or 2) crops the cart can give."""
-    kinds = [c for c in Crop if cart[c]]
+    kinds = [c for c in CROPS if cart[c]]
     if count == 1:
         return [(c,) for c in kinds]
     return [(a, b) for i, a in enumerate(kinds) for b in kinds[i:] if a != b or cart[a] >= 2]

@@ -9,7 +9,7 @@ from engines.api import Seat
 from engines.loyang import board
 from engines.loyang.actions import UseHelper
 from engines.loyang.cards import EffectKind, add, add_all, names
-from engines.loyang.state import DUMMY, Bonus, Turn
+from engines.loyang.state import DUMMY, Bonus, Turn, evolve_turn
 from engines.loyang.work import Work
 
 
@@ -19,12 +19,12 @@ def use_helper(w: Work, seat: Seat, turn: Turn, action: UseHelper) -> None:
     kind = effect.kind
     w.emit("helper", seat=seat, card=action.card)
     if kind is EffectKind.SHOP_DISCOUNT:
-        w.set_turn(replace(turn, discount=turn.discount + effect.amount))
+        w.set_turn(evolve_turn(turn, discount=turn.discount + effect.amount))
     elif kind is EffectKind.SALES_BONUS:
         if action.bonus is Bonus.REGULAR:
-            w.set_turn(replace(turn, bonus_regular=turn.bonus_regular + effect.amount))
+            w.set_turn(evolve_turn(turn, bonus_regular=turn.bonus_regular + effect.amount))
         else:
-            w.set_turn(replace(turn, bonus_casual=turn.bonus_casual + effect.amount))
+            w.set_turn(evolve_turn(turn, bonus_casual=turn.bonus_casual + effect.amount))
     elif kind is EffectKind.GAIN_CASH:
         w.edit(seat).cash += effect.amount
     elif kind is EffectKind.TAKE_CROPS:

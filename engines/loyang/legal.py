@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from engines.api import Decision, Seat
 from engines.loyang import board
 from engines.loyang.actions import (
@@ -31,7 +33,7 @@ from engines.loyang.actions import (
     UseHelper,
 )
 from engines.loyang.board import K
-from engines.loyang.cards import Crop, EffectKind, has_all
+from engines.loyang.cards import CROPS, Crop, EffectKind, has_all
 from engines.loyang.data import DATA
 from engines.loyang.state import (
     DUMMY,
@@ -47,6 +49,18 @@ from engines.loyang.state import (
     turn_of,
 )
 from engines.loyang.work import Board
+
+# Actions are immutable values and the same ones are offered decision after decision: the action
+# phase's are built once and shared (building a dozen dataclasses per decision was a visible
+# share of it; sharing also lets an offered action be found by identity when it is checked).
+_END_TURN, _BUY_PAIR, _UPGRADE, _LOAN = EndTurn(), BuyPair(), Upgrade(), Loan()
+_BUY = tuple(Buy(c) for c in CROPS)
+_SELL = tuple(Sell(c) for c in CROPS)
+_sow = functools.cache(Sow)
+_trade = functools.cache(Trade)
+_deliver = functools.cache(Deliver)
+_serve = functools.cache(Serve)
+_dismiss = functools.cache(Dismiss)
 
 
 def decision(state: LoyangState) -> Decision | None:
@@ -178,43 +192,44 @@ def act_actions(state: LoyangState, turn: Turn, player: Player) -> list[Action]:
     or pair is used up), so no position repeats; only voluntary loans (an option) can go on, and a
     random player ends such a turn with probability 1.
     """
-    out: list[Action] = [EndTurn()]
+    out: list[Action] = [_END_TURN]
     config = state.config
     cart, cash = player.cart, player.cash
-    kinds = [c for c in Crop if cart[c]]
+    kinds = [c for c in CROPS if cart[c]]
     for f in player.fields:
         if f.crop is None:
-            out += [Sow(f.id, c) for c in kinds if c in f.allowed]
-    for c in Crop:
-        if buy_price(turn, c) <= cash and (not config.strict_stock or player.shop[c] > 0):
-            out.append(Buy(c))
-    out += [Sell(c) for c in sorted(board.sellable(player, config.strict_stock))]
+            out += [_sow(f.id, c) for c in kinds if c in f.allowed]
+    strict, shop, prices, discount = config.strict_stock, player.shop, DATA.buy, turn.discount
+    for c in CROPS:
+        if max(0, prices[c] - discount) <= cash and (not strict or shop[c] > 0):  # buy_price
+            out.append(_BUY[c])
+    out += [_SELL[c] for c in sorted(board.sellable(player, strict))]
     for stall in player.stalls:
         cost = board.stall_def(stall.card).cost
-        for c in Crop:
+        for c in CROPS:
             if stall.goods[c]:
-                out += [Trade(stall.card, c, give) for give in board.gives(cart, cost[c])]
+                out += [_trade(stall.card, c, give) for give in board.gives(cart, cost[c])]
     for regular in player.regulars:
         if board.may_deliver(regular, state.round, config.regular_max) and has_all(
             cart, board.regular_def(regular.card).crops
         ):
-            out.append(Deliver(regular.card))
+            out.append(_deliver(regular.card))
     for casual in player.casuals:
         if has_all(cart, board.casual_def(casual.card).crops):
-            out.append(Serve(casual.card))
+            out.append(_serve(casual.card))
     for helper in player.helpers:
         out += helper_uses(state, turn, player, helper.card)
-        out.append(Dismiss(helper.card))
+        out.append(_dismiss(helper.card))
     if (
         not turn.pair_bought
         and board.pair_price(player) <= cash
         and cards_available(state.deck, state.discard, config.solo)
     ):
-        out.append(BuyPair())
+        out.append(_BUY_PAIR)
     if not player.upgraded and cash >= K.storehouse_upgrade_cost:
-        out.append(Upgrade())
+        out.append(_UPGRADE)
     if config.voluntary_loans:
-        out.append(Loan())
+        out.append(_LOAN)
     return out
 
 
@@ -236,7 +251,7 @@ def store_actions(player: Board) -> list[Action]:
     """Store 1 crop at a time up to the storehouse's capacity, upgrade it, or finish."""
     out: list[Action] = [FinishStoring()]
     if sum(player.store) < board.capacity(player):
-        out += [Store(c) for c in Crop if player.cart[c]]
+        out += [Store(c) for c in CROPS if player.cart[c]]
     if not player.upgraded and player.cash >= K.storehouse_upgrade_cost:
         out.append(Upgrade())
     return out
@@ -287,7 +302,7 @@ def helper_uses(state: LoyangState, turn: Turn, player: Player, card: str) -> li
     if kind is EffectKind.SALES_BONUS:
         return [UseHelper(card, bonus=Bonus.REGULAR), UseHelper(card, bonus=Bonus.CASUAL)]
     if kind is EffectKind.TAKE_CROP_CHOICE:
-        return [UseHelper(card, crop=c) for c in Crop]
+        return [UseHelper(card, crop=c) for c in CROPS]
     if kind is EffectKind.UPGRADE_STOREHOUSE:
         return [] if player.upgraded else [UseHelper(card)]
     out: list[Action] = []
@@ -297,13 +312,13 @@ def helper_uses(state: LoyangState, turn: Turn, player: Player, card: str) -> li
             for stall in _stalls_of(state, target):
                 out += [
                     UseHelper(card, target=target, stall=stall.card, crop=c)
-                    for c in Crop
+                    for c in CROPS
                     if stall.goods[c]
                 ]
         elif kind is EffectKind.STALL_TRADE:
             for stall in _stalls_of(state, target):
                 cost = board.stall_def(stall.card).cost
-                for c in Crop:
+                for c in CROPS:
                     if stall.goods[c]:
                         out += [
                             UseHelper(card, target=target, stall=stall.card, crop=c, give=g)

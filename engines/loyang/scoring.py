@@ -8,9 +8,9 @@ from engines.api import Json, Seat
 from engines.loyang import board, legal
 from engines.loyang.actions import Advance, Store
 from engines.loyang.board import K
-from engines.loyang.cards import Crop, add
+from engines.loyang.cards import CROPS, add
 from engines.loyang.data import DATA
-from engines.loyang.state import Stage, Timing, Turn
+from engines.loyang.state import Stage, Timing, Turn, evolve_turn
 from engines.loyang.work import Work
 
 
@@ -49,7 +49,7 @@ def end_turn(w: Work, seat: Seat) -> None:
     turn = w.turn_of(seat)
     assert turn is not None
     stage = Stage.STORE if w.config.timing is Timing.OWN_TURN else Stage.DONE
-    w.set_turn(replace(turn, stage=stage))
+    w.set_turn(evolve_turn(turn, stage=stage))
     w.discard_cards(tuple(discards))
     w.emit("end_turn", seat=seat)
 
@@ -65,7 +65,7 @@ def store(w: Work, seat: Seat, action: Store) -> None:
 def finish_storing(w: Work, seat: Seat, turn: Turn) -> None:
     """Done storing: the rest of the cart is sold; scoring comes next."""
     clear_cart(w, seat)
-    w.set_turn(replace(turn, stage=Stage.SCORE))
+    w.set_turn(evolve_turn(turn, stage=Stage.SCORE))
 
 
 def clear_cart(w: Work, seat: Seat) -> None:
@@ -74,7 +74,7 @@ def clear_cart(w: Work, seat: Seat) -> None:
     strict = w.config.strict_stock
     sold: list[Json] = []
     income = 0
-    for crop in Crop:
+    for crop in CROPS:
         for _ in range(player.cart[crop]):
             if strict and player.shop[crop] >= DATA.shop_capacity[crop]:
                 player.cart = add(player.cart, crop, -1)
@@ -92,7 +92,7 @@ def advance(w: Work, seat: Seat, turn: Turn, action: Advance) -> None:
     cost = board.path_cost(player.position, action.steps)
     player.cash -= cost
     player.position += action.steps
-    w.set_turn(replace(turn, stage=Stage.DONE))
+    w.set_turn(evolve_turn(turn, stage=Stage.DONE))
     w.emit("advance", seat=seat, steps=action.steps, amount=cost, position=player.position)
 
 
@@ -108,7 +108,7 @@ def normalize(w: Work, seat: Seat) -> None:
         ):
             finish_storing(w, seat, turn)
         elif turn.stage is Stage.SCORE and board.affordable_steps(player) == 0:
-            w.set_turn(replace(turn, stage=Stage.DONE))
+            w.set_turn(evolve_turn(turn, stage=Stage.DONE))
         elif turn.stage is Stage.DONE:
             w.turns = tuple(t for t in w.turns if t.seat != seat)
             return

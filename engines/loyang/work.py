@@ -65,22 +65,22 @@ class PlayerWork:
 
     def freeze(self) -> Player:
         """The immutable player."""
-        return Player(
-            cash=self.cash,
-            loans=self.loans,
-            position=self.position,
-            upgraded=self.upgraded,
-            cart=self.cart,
-            store=self.store,
-            shop=self.shop,
-            fields=self.fields,
-            stack=self.stack,
-            stalls=self.stalls,
-            helpers=self.helpers,
-            regulars=self.regulars,
-            casuals=self.casuals,
-            hand=self.hand,
-            due=self.due,
+        return Player(  # positionally, in field order: keywords cost more
+            self.cash,
+            self.loans,
+            self.position,
+            self.upgraded,
+            self.cart,
+            self.store,
+            self.shop,
+            self.fields,
+            self.stack,
+            self.stalls,
+            self.helpers,
+            self.regulars,
+            self.casuals,
+            self.hand,
+            self.due,
         )
 
 
@@ -186,30 +186,30 @@ class Work:
 
     def freeze(self) -> LoyangState:
         """The immutable state this working copy now describes."""
-        return LoyangState(
-            number=self.number,
-            config=self.config,
-            round=self.round,
-            phase=self.phase,
-            players=self._shared or tuple([_frozen(p) for p in self.players]),
-            deck=self.deck,
-            discard=self.discard,
-            face_down=self.face_down,
-            courtyard=self.courtyard,
-            start=self.start,
-            second=self.second,
-            queue=self.queue,
-            current=self.current,
-            opened=self.opened,
-            out=self.out,
-            grid=self.grid,
-            picks=self.picks,
-            dummy=self.dummy,
-            partners=self.partners,
-            groups=self.groups,
-            turns=self.turns,
-            acted=self.acted,
-            reshuffled=self.reshuffled,
+        return LoyangState(  # positionally, in field order: keywords cost more
+            self.number,
+            self.config,
+            self.round,
+            self.phase,
+            self._shared or tuple([_frozen(p) for p in self.players]),  # players
+            self.deck,
+            self.discard,
+            self.face_down,
+            self.courtyard,
+            self.start,
+            self.second,
+            self.queue,
+            self.current,
+            self.opened,
+            self.out,
+            self.grid,
+            self.picks,
+            self.dummy,
+            self.partners,
+            self.groups,
+            self.turns,
+            self.acted,
+            self.reshuffled,
         )
 
 
