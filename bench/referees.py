@@ -105,6 +105,8 @@ class BotGroup:
     """One bot child process, connected to one referee."""
 
     process: asyncio.subprocess.Process
+    referee: int
+    """The index of the referee its bots are connected to."""
     report: dict[str, Any] = field(default_factory=dict)
 
     async def finish(self) -> dict[str, Any]:
@@ -124,7 +126,7 @@ async def bot_groups(
     """A bot process per address with a non-empty plan of (token, seed)."""
     groups: list[BotGroup] = []
     try:
-        for address, bots in zip(addresses, plans, strict=True):
+        for referee, (address, bots) in enumerate(zip(addresses, plans, strict=True)):
             if not bots:
                 continue
             child = await asyncio.create_subprocess_exec(
@@ -139,7 +141,7 @@ async def bot_groups(
                 (json.dumps({"address": address, "bots": bots, "form": form}) + "\n").encode()
             )
             await child.stdin.drain()
-            groups.append(BotGroup(child))
+            groups.append(BotGroup(child, referee))
         yield groups
     finally:
         for group in groups:
@@ -291,23 +293,35 @@ class Phase:
     aborted: int = 0
     cpu: dict[str, float] = field(default_factory=dict)
     cycles: list[float] = field(default_factory=list)
+    paths: dict[str, list[float]] = field(default_factory=dict)
+    """The decision cycles by path: local (both bots on the host), routed (both elsewhere)."""
     hosts: Counter[str] = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
 
 
-def cycles(events: Sequence[Sequence[float]]) -> list[float]:
+def cycles(
+    events: Sequence[Sequence[float]], hosts: dict[int, int]
+) -> tuple[list[float], dict[str, list[float]]]:
     """Seconds from an answer leaving to the match's next request arriving, from every bot's
-    (match, time, kind) events; a request is counted only right after an answer."""
-    by_match: dict[int, list[tuple[float, int]]] = {}
-    for match_id, at, kind in events:
-        by_match.setdefault(int(match_id), []).append((at, int(kind)))
-    gaps = []
-    for timeline in by_match.values():
+    (match, time, kind, referee) events (all processes share the machine's monotonic clock); a
+    request is counted only right after an answer. Also by path: "local" when the answering bot
+    and the next asked bot are both connected to the match's host (`hosts`: match -> referee
+    index), "routed" when both are connected elsewhere (both legs cross Redis), else "mixed"."""
+    by_match: dict[int, list[tuple[float, int, int]]] = {}
+    for match_id, at, kind, referee in events:
+        by_match.setdefault(int(match_id), []).append((at, int(kind), int(referee)))
+    gaps: list[float] = []
+    paths: dict[str, list[float]] = {"local": [], "routed": [], "mixed": []}
+    for match_id, timeline in by_match.items():
         timeline.sort()
-        for (before, was), (after, kind) in itertools.pairwise(timeline):
+        host = hosts.get(match_id, -1)
+        for (before, was, answered_on), (after, kind, asked_on) in itertools.pairwise(timeline):
             if was == 1 and kind == 0:
                 gaps.append(after - before)
-    return gaps
+                on_host = (answered_on == host) + (asked_on == host)
+                path = "local" if on_host == 2 else "routed" if on_host == 0 else "mixed"
+                paths[path].append(after - before)
+    return gaps, paths
 
 
 async def until_connected(api: arena_pb2_grpc.ArenaServiceStub, names: set[str]) -> None:
@@ -357,6 +371,7 @@ async def play(
     channels = [grpc.aio.insecure_channel(a) for a in fleet.addresses]
     apis = [arena_pb2_grpc.ArenaServiceStub(c) for c in channels]
     phase = Phase()
+    host_of: dict[int, int] = {}
     try:
         seeds = [s for batch in batches for s in batch]
         names = {seed: [f"{prefix}-{seed}-{s}" for s in range(seats)] for seed in seeds}
@@ -391,12 +406,18 @@ async def play(
                 phase.aborted += sum(m.status == common_pb2.MATCH_STATUS_ABORTED for m in ended)
                 if HAS_HOST:
                     phase.hosts.update(str(getattr(m, HOST_FIELD)) for m in ended)
+                    for m in ended:
+                        host = str(getattr(m, HOST_FIELD))
+                        if host in fleet.names:
+                            host_of[int(m.match_id)] = fleet.names.index(host)
             after = _cpu(fleet, pids)
             phase.cpu = _spent(before, after)
+            events = []
             for group in groups:
                 report = await group.finish()
-                phase.cycles += cycles(report.get("events", []))
+                events += [(*e, group.referee) for e in report.get("events", [])]
                 phase.problems += report.get("problems", [])
+            phase.cycles, phase.paths = cycles(events, host_of)
     finally:
         for channel in channels:
             await channel.close()
@@ -440,6 +461,17 @@ def report_phase(title: str, phase: Phase) -> None:
             f"  decision cycle (answer out to next request in, {len(c):,} samples): "
             f"p50 {ms(percentile(c, 0.5))}, p99 {ms(percentile(c, 0.99))}"
         )
+    for path, samples in phase.paths.items():
+        if samples:
+            print(
+                f"    {path} ({len(samples):,}): p50 {ms(percentile(samples, 0.5))}, "
+                f"p99 {ms(percentile(samples, 0.99))}"
+            )
+    local, routed = phase.paths.get("local"), phase.paths.get("routed")
+    if local and routed:
+        for name, q in (("p50", 0.5), ("p99", 0.99)):
+            added = percentile(routed, q) - percentile(local, q)
+            print(f"  added by routing, {name} (routed - local, same run): {ms(added)}")
     if HAS_HOST:
         print(f"  hosts: {dict(sorted(phase.hosts.items()))}")
     for problem in phase.problems[:5]:
