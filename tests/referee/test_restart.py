@@ -15,15 +15,15 @@ import pytest
 from arena.referee.clock import Clock
 from arena.sdk import Bot
 from arena.storage import Database
-from arena.v1 import arena_pb2, bot_pb2, common_pb2
+from arena.v1 import bot_pb2, common_pb2
 from tests.referee.bots import RandomBot, ScriptedAnswerBot, SlowBot, json_action
+from tests.referee.fleet import until_serving
 from tests.referee.harness import (
     ADMIN,
     create_match,
     playing,
     register,
     running_referee,
-    stub,
     wait_finished,
 )
 
@@ -134,18 +134,6 @@ def _serve(url: str, port: int) -> subprocess.Popen[bytes]:
     )
 
 
-async def _until_serving(address: str, timeout: float = 30.0) -> None:
-    channel, api = stub(address)
-    async with channel:
-        for _ in range(int(timeout / 0.1)):
-            try:
-                await api.ListGames(arena_pb2.ListGamesRequest(), timeout=1)
-                return
-            except Exception:  # not listening yet
-                await asyncio.sleep(0.1)
-    raise TimeoutError(f"no referee at {address}")
-
-
 def test_an_adhoc_match_survives_kill_9_of_its_referee(fresh_database_url: str) -> None:
     names = ["k0", "k1", "k2"]
     port = _free_port()
@@ -154,7 +142,7 @@ def test_an_adhoc_match_survives_kill_9_of_its_referee(fresh_database_url: str) 
     async def scenario() -> None:
         process = _serve(fresh_database_url, port)
         try:
-            await _until_serving(address)
+            await until_serving(address)
             tokens = [await register(address, n) for n in names]
             bots = [RandomBot(seed=i) for i in range(3)]
             # The bots keep reconnecting (SDK backoff) through the crash and the restart.
@@ -167,7 +155,7 @@ def test_an_adhoc_match_survives_kill_9_of_its_referee(fresh_database_url: str) 
                 status, _, _ = await _stored(fresh_database_url, match_id)
                 assert status == "running"
                 process = _serve(fresh_database_url, port)
-                await _until_serving(address)
+                await until_serving(address)
                 match = await wait_finished(address, match_id, timeout=timedelta(seconds=120))
             assert match.status == common_pb2.MATCH_STATUS_FINISHED
         finally:

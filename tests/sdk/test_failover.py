@@ -24,6 +24,7 @@ from arena.sdk.client import FAILOVER_WELCOME_TIMEOUT
 from arena.storage import Database
 from arena.v1 import arena_pb2
 from tests.referee.bots import RandomBot
+from tests.referee.fleet import until_serving
 from tests.referee.harness import (
     ADMIN,
     FAST_CLOCK,
@@ -33,7 +34,7 @@ from tests.referee.harness import (
     stub,
     wait_finished,
 )
-from tests.referee.test_restart import _serve, _until_serving
+from tests.referee.test_restart import _serve
 
 pytestmark = pytest.mark.integration
 
@@ -169,7 +170,7 @@ def test_a_bot_fails_over_when_its_referee_process_is_killed(fresh_database_url:
         process = _serve(fresh_database_url, port)
         try:
             doomed = f"127.0.0.1:{port}"
-            await _until_serving(doomed)
+            await until_serving(doomed)
             async with referee_on(fresh_database_url, "survivor") as survivor:
                 token = await register(survivor.address, "stubborn")
                 bot = RandomBot(5)

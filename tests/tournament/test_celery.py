@@ -112,6 +112,24 @@ class Celery:
         return "\n".join(p.read_text()[-3000:] for p in sorted(self.folder.glob("celery-*.log")))
 
 
+def worker_env(database_url: str, broker: str, referees: str, metrics_dir: str) -> dict[str, str]:
+    """The environment of a test's Celery worker and beat: quick retries, no metrics ports."""
+    return {
+        **os.environ,
+        "ARENA_DATABASE_URL": database_url,
+        "ARENA_REDIS_URL": broker,
+        "ARENA_ADMIN_TOKEN": ADMIN,
+        "ARENA_REFEREE_ADDRESS": referees,
+        "ARENA_VISIBILITY_TIMEOUT": "8",
+        "ARENA_BEAT_EVERY": "0.5",
+        "ARENA_REDISPATCH_AFTER": "30",
+        "ARENA_RETRY_SECONDS": "0.5",
+        "ARENA_WORKER_METRICS_PORT": "-1",
+        "ARENA_BEAT_METRICS_PORT": "-1",
+        "PROMETHEUS_MULTIPROC_DIR": metrics_dir,
+    }
+
+
 def _status(url: str, tid: int) -> tuple[str, int]:
     with psycopg.connect(url) as conn:
         row = conn.execute(
@@ -128,20 +146,7 @@ def _run_tournament(database_url: str, kill_mid_round: bool) -> None:
 
         async def scenario() -> int:
             async with running_referee(database_url) as server:
-                env = {
-                    **os.environ,
-                    "ARENA_DATABASE_URL": database_url,
-                    "ARENA_REDIS_URL": broker,
-                    "ARENA_ADMIN_TOKEN": ADMIN,
-                    "ARENA_REFEREE_ADDRESS": server.address,
-                    "ARENA_VISIBILITY_TIMEOUT": "8",
-                    "ARENA_BEAT_EVERY": "0.5",
-                    "ARENA_REDISPATCH_AFTER": "30",
-                    "ARENA_RETRY_SECONDS": "0.5",
-                    "ARENA_WORKER_METRICS_PORT": "-1",
-                    "ARENA_BEAT_METRICS_PORT": "-1",
-                    "PROMETHEUS_MULTIPROC_DIR": tmp,
-                }
+                env = worker_env(database_url, broker, server.address, tmp)
                 celery = Celery(env, Path(tmp))
                 names = [f"c{i}" for i in range(8)]
                 tokens = [await register(server.address, n) for n in names]

@@ -5,7 +5,6 @@ rated exactly once."""
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import tempfile
 import time
@@ -17,9 +16,9 @@ import pytest
 from arena.storage import Database
 from arena.tournament import rounds as tournaments
 from tests.referee.fleet import Fleet
-from tests.referee.harness import ADMIN, FAST_CLOCK, register
+from tests.referee.harness import FAST_CLOCK, register
 from tests.referee.test_scale_out import ThinkingBot
-from tests.tournament.test_celery import Celery, isolated_redis
+from tests.tournament.test_celery import Celery, isolated_redis, worker_env
 from tests.tournament.test_tournament_flow import _check_exactly_once
 
 pytestmark = pytest.mark.integration
@@ -44,20 +43,7 @@ def test_a_tournament_across_three_referees_survives_the_kill_of_one(
 
         async def scenario() -> int:
             await fleet.start_all()
-            env = {
-                **os.environ,
-                "ARENA_DATABASE_URL": fresh_database_url,
-                "ARENA_REDIS_URL": redis_url,
-                "ARENA_ADMIN_TOKEN": ADMIN,
-                "ARENA_REFEREE_ADDRESS": ",".join(fleet.addresses),
-                "ARENA_VISIBILITY_TIMEOUT": "8",
-                "ARENA_BEAT_EVERY": "0.5",
-                "ARENA_REDISPATCH_AFTER": "30",
-                "ARENA_RETRY_SECONDS": "0.5",
-                "ARENA_WORKER_METRICS_PORT": "-1",
-                "ARENA_BEAT_METRICS_PORT": "-1",
-                "PROMETHEUS_MULTIPROC_DIR": tmp,
-            }
+            env = worker_env(fresh_database_url, redis_url, ",".join(fleet.addresses), tmp)
             celery = Celery(env, folder)
             names = [f"t{i}" for i in range(8)]
             tokens = [await register(fleet.addresses[i % 3], n) for i, n in enumerate(names)]
