@@ -100,10 +100,10 @@ class BotRoutes:
             self.relay.send(host, Envelope(Kind.DISCONNECTED, self.name, session.bot_id))
 
     async def forward(
-        self, bot_id: int, message: bot_pb2.BotMessage, raw: bytes
+        self, bot_id: int, message: bot_pb2.BotMessage, raw: bytes, *, refused_by: str = ""
     ) -> bot_pb2.ArenaMessage | None:
         """Send a bot's action or resignation to the referee hosting its match; a Problem if
-        no live referee hosts it."""
+        no live referee hosts it (`refused_by`: a referee that just said it does not)."""
         kind = message.WhichOneof("kind")
         part = message.action if kind == "action" else message.resign
         match_id = part.match_id
@@ -114,12 +114,26 @@ class BotRoutes:
                 stored = await self.referee.db.match_host(match_id)
             except StorageError:
                 stored = None
-            if stored is None or stored[0] is None or stored[0] == self.name:
+            if stored is None or stored[0] in (None, self.name, refused_by):
                 return not_yours(match_id, decision)
             known = self.hosts[match_id] = (stored[0], stored[1])
         self._told.setdefault(bot_id, set()).add(known[0])
         self.relay.send(known[0], Envelope(Kind.FROM_BOT, self.name, bot_id, match_id, 0, raw))
         return None
+
+    async def _not_hosted(self, envelope: Envelope) -> None:
+        """The host we sent a bot's answer to no longer hosts its match (it was taken over):
+        look the host up again and send it there, once."""
+        self.hosts.pop(envelope.match_id, None)
+        session = self.referee.hub.session(envelope.bot_id)
+        if session is None:
+            return
+        message = bot_pb2.BotMessage.FromString(envelope.payload)
+        reply = await self.forward(
+            envelope.bot_id, message, envelope.payload, refused_by=envelope.sender
+        )
+        if reply is not None:
+            session.send(reply)
 
     # -- the relay's deliveries ------------------------------------------------------------------
     def to_bot(self, referee: str, bot_id: int, message: bot_pb2.ArenaMessage) -> None:
@@ -149,6 +163,8 @@ class BotRoutes:
             if session is not None:
                 session.replaced = True
                 hub.disconnect(session)
+        elif kind is Kind.NOT_HOSTED:
+            await self._not_hosted(envelope)
         elif kind is Kind.HOST:
             task = asyncio.create_task(self.referee.host_placed(envelope.match_id))
             self._tasks.add(task)
@@ -174,8 +190,12 @@ class BotRoutes:
     def _from_bot(self, envelope: Envelope) -> None:
         bot_id, match_id = envelope.bot_id, envelope.match_id
         runner = self.referee.runners.get(match_id)
+        if runner is None:  # taken over or ended: the bot's referee looks again
+            back = Envelope(Kind.NOT_HOSTED, self.name, bot_id, match_id, 0, envelope.payload)
+            self.relay.send(envelope.sender, back)
+            return
         message = bot_pb2.BotMessage.FromString(envelope.payload)
-        if runner is None or not runner.seats_of(bot_id):
+        if not runner.seats_of(bot_id):
             decision = message.action.decision if message.HasField("action") else 0
             self._reply(envelope.sender, bot_id, not_yours(match_id, decision))
             return

@@ -49,6 +49,9 @@ class Kind(enum.IntEnum):
     """A TO_BOT envelope reached a referee where the bot is not connected."""
     HOST = 7
     """Host match `match_id`: it was placed on the receiver."""
+    NOT_HOSTED = 8
+    """A FROM_BOT envelope (sent back whole) reached a referee that does not host its match
+    (any more): the sender looks the host up again."""
 
 
 @dataclass(frozen=True, slots=True)
