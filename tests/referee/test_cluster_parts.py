@@ -8,6 +8,7 @@ import os
 import secrets
 import time
 from datetime import timedelta
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -15,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.ops.services import redis_url
+from arena.referee.bot_routes import BotRoutes
 from arena.referee.placement import place
 from arena.referee.registry import RefereeInfo, Registry
 from arena.referee.relay import Envelope, Kind, Relay
@@ -183,5 +185,82 @@ def test_the_relay_delivers_in_order_and_survives_junk(redis_for_test: str) -> N
             await b.stop()
             await redis_a.aclose()
             await redis_b.aclose()
+
+    asyncio.run(scenario())
+
+
+class _FakeRelay:
+    name = "bots-here"
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Envelope]] = []
+
+    def send(self, to: str, envelope: Envelope) -> None:
+        self.sent.append((to, envelope))
+
+
+class _FakeDb:
+    def __init__(self, hosts: dict[int, tuple[str | None, int]]) -> None:
+        self.hosts = hosts
+
+    async def match_host(self, match_id: int) -> tuple[str | None, int] | None:
+        return self.hosts.get(match_id)
+
+
+class _FakeReferee:
+    def __init__(self, hub: Hub, db: _FakeDb) -> None:
+        self.hub = hub
+        self.db = db
+        self.runners: dict[int, object] = {}
+        self.draining = False
+
+
+def _routes(hosts: dict[int, tuple[str | None, int]]) -> tuple[Any, _FakeRelay, Hub]:
+    hub = Hub(timedelta(seconds=10))
+    relay = _FakeRelay()
+    routes = BotRoutes(_FakeReferee(hub, _FakeDb(hosts)), relay, None)  # type: ignore[arg-type]
+    return routes, relay, hub
+
+
+def _to_bot(sender: str, match_id: int, epoch: int, decision: int) -> Envelope:
+    message = bot_pb2.ArenaMessage(
+        decision=bot_pb2.DecisionRequest(match_id=match_id, decision=decision)
+    )
+    return Envelope(Kind.TO_BOT, sender, 5, match_id, epoch, message.SerializeToString())
+
+
+def test_a_bot_never_sees_a_request_from_a_host_that_lost_its_match() -> None:
+    async def scenario() -> None:
+        routes, relay, hub = _routes({})
+        session = hub.connect(5, "five")
+        await routes.receive(_to_bot("ref-new", 9, 2, 7))  # the new host, epoch 2
+        await routes.receive(_to_bot("ref-old", 9, 1, 6))  # the stale host wakes up: dropped
+        shown = [session.outbox.get_nowait() for _ in range(session.outbox.qsize())]
+        assert [m.decision.decision for m in shown] == [7]
+        assert routes.hosts[9] == ("ref-new", 2), "answers follow the newest host"
+        relay.sent.clear()
+        answer = bot_pb2.BotMessage(action=bot_pb2.Action(match_id=9, decision=7, index=0))
+        assert await routes.forward(5, answer, answer.SerializeToString()) is None
+        assert [(to, e.kind) for to, e in relay.sent] == [("ref-new", Kind.FROM_BOT)]
+
+    asyncio.run(scenario())
+
+
+def test_an_answer_refused_by_an_old_host_goes_to_the_new_one_once() -> None:
+    async def scenario() -> None:
+        routes, relay, hub = _routes({9: ("ref-new", 3)})
+        session = hub.connect(5, "five")
+        routes.hosts[9] = ("ref-old", 2)  # what this referee last knew
+        answer = bot_pb2.BotMessage(action=bot_pb2.Action(match_id=9, decision=4, index=1))
+        raw = answer.SerializeToString()
+        await routes.forward(5, answer, raw)
+        assert relay.sent[-1][0] == "ref-old"
+        await routes.receive(Envelope(Kind.NOT_HOSTED, "ref-old", 5, 9, 0, raw))
+        assert relay.sent[-1][0] == "ref-new" and relay.sent[-1][1].payload == raw
+        # The new one refuses too (it has not started the match yet): a Problem, no loop.
+        await routes.receive(Envelope(Kind.NOT_HOSTED, "ref-new", 5, 9, 0, raw))
+        assert relay.sent[-1][0] == "ref-new", "nothing sent again"
+        problem = session.outbox.get_nowait()
+        assert problem.WhichOneof("kind") == "problem" and problem.problem.match_id == 9
 
     asyncio.run(scenario())
