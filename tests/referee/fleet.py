@@ -34,11 +34,16 @@ class Fleet:
         logs: Path,
         lease: float = 2.0,
         per_decision: float = 2.0,
+        hosts: list[tuple[str, list[str]]] | None = None,
     ) -> None:
+        """`hosts`: per referee, its own IP address and the command prefix that runs a process
+        there (e.g. `ip netns exec NS`); by default every referee is on 127.0.0.1."""
         self.database_url = database_url
         self.redis_url = redis_url
-        self.ports = [free_port() for _ in range(count)]
-        self.addresses = [f"127.0.0.1:{port}" for port in self.ports]
+        self.ports = [free_port() for _ in range(count)] if hosts is None else [50051] * count
+        ips = ["127.0.0.1"] * count if hosts is None else [ip for ip, _ in hosts]
+        self.wrap = [[] for _ in range(count)] if hosts is None else [w for _, w in hosts]
+        self.addresses = [f"{ip}:{port}" for ip, port in zip(ips, self.ports, strict=True)]
         self.logs = logs
         self.lease = lease
         self.per_decision = per_decision
@@ -57,6 +62,7 @@ class Fleet:
         with (self.logs / f"{self.name(index)}.log").open("ab") as log:
             self.processes[index] = subprocess.Popen(
                 [
+                    *self.wrap[index],
                     sys.executable,
                     "-m",
                     "arena.cli.main",
