@@ -71,10 +71,21 @@ def parse_addresses(address: str | Sequence[str]) -> list[str]:
     return addresses
 
 
-def channel_options(address: str) -> tuple[tuple[str, str], ...]:
-    """The options of a channel to `address`: round_robin for targets that may resolve to
-    several referees, none otherwise."""
-    return ROUND_ROBIN if address.lower().startswith(BALANCED_SCHEMES) else ()
+KEEPALIVE: tuple[tuple[str, int], ...] = (
+    ("grpc.keepalive_time_ms", 6_000),
+    ("grpc.keepalive_timeout_ms", 3_000),
+)
+"""Pings that notice a referee that froze (paused, its host cut off: the stream neither ends nor
+answers) within about 9 s, so the bot moves to another referee before the arena's reconnect
+grace runs out. The referee accepts a ping every 5 s (`arena.referee.server`), so 6 s never
+earns a "too many pings" GOAWAY."""
+
+
+def channel_options(address: str) -> tuple[tuple[str, str | int], ...]:
+    """The options of a channel to `address`: keepalive pings, and round_robin for targets that
+    may resolve to several referees."""
+    balanced = ROUND_ROBIN if address.lower().startswith(BALANCED_SCHEMES) else ()
+    return (*KEEPALIVE, *balanced)
 
 
 def _check_host_port(address: str) -> None:

@@ -26,7 +26,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -63,6 +63,15 @@ class NoWelcome(TimeoutError):
     """A referee accepted no stream, or said no Welcome, in time; another attempt follows."""
 
 
+SILENT_AFTER = timedelta(seconds=3)
+"""A referee that says nothing, not even the answer to a heartbeat, this long after one is
+presumed frozen (paused, or its host cut off, while the connection stays open): the bot moves
+to the next referee. gRPC keepalive pings did not notice a frozen referee here."""
+FAILOVER_HEARTBEAT = timedelta(seconds=2)
+"""With several referees to go to, a heartbeat at least this often, so that a frozen referee is
+left within about 5 s, well inside the arena's reconnect grace."""
+
+
 def turn_of(request: bot_pb2.DecisionRequest, game: str, seats: int) -> Turn:
     """The `Turn` a strategy sees for a decision request."""
     legal = tuple(json.loads(text) for text in request.legal_json) if request.legal_json else None
@@ -94,13 +103,54 @@ def turn_of(request: bot_pb2.DecisionRequest, game: str, seats: int) -> Turn:
     )
 
 
-async def heartbeats(outbox: asyncio.Queue[bot_pb2.BotMessage | None], every: timedelta) -> None:
-    """Put a Heartbeat on the outbox every `every`, until cancelled."""
+async def heartbeats(
+    outbox: asyncio.Queue[bot_pb2.BotMessage | None],
+    every: timedelta,
+    heard: Callable[[], float],
+    silent: Callable[[], None],
+) -> None:
+    """Put a Heartbeat on the outbox every `every`, until cancelled; call `silent` (and stop)
+    when nothing was heard (`heard()`: monotonic time of the last message) within
+    `SILENT_AFTER` of one."""
     while True:
         await asyncio.sleep(every.total_seconds())
         beat = bot_pb2.BotMessage(heartbeat=bot_pb2.Heartbeat())
         beat.heartbeat.sent_at.GetCurrentTime()
+        sent = time.monotonic()
         outbox.put_nowait(beat)
+        await asyncio.sleep(SILENT_AFTER.total_seconds())
+        if heard() < sent:
+            silent()
+            return
+
+
+def action_for(request: bot_pb2.DecisionRequest, turn: Turn, choice: Json) -> bot_pb2.Action:
+    """The Action message for a chosen wire action: an index when listed, else JSON."""
+    action = bot_pb2.Action(match_id=request.match_id, decision=request.decision, seat=request.seat)
+    if turn.legal is not None and choice in turn.legal:
+        action.index = turn.legal.index(choice)
+    else:
+        action.json = json.dumps(choice)
+    return action
+
+
+class StreamWatch:
+    """Why a bot's stream is being cancelled: no Welcome in time, or a referee gone silent."""
+
+    def __init__(self) -> None:
+        self.call: Any = None
+        self.heard = time.monotonic()
+        """When the referee last said anything (monotonic seconds)."""
+        self.no_welcome = False
+        self.frozen = False
+
+    def give_up(self) -> None:
+        self.no_welcome = True
+        self.call.cancel()
+
+    def silent(self) -> None:
+        self.frozen = True
+        self.call.cancel()
 
 
 class Bot:
@@ -210,20 +260,16 @@ class Bot:
 
         # Another referee may answer when this one does not: wait less for a Welcome then.
         wait = WELCOME_TIMEOUT if len(rotation.addresses) == 1 else FAILOVER_WELCOME_TIMEOUT
-        timed_out = asyncio.Event()
-
-        def give_up() -> None:
-            timed_out.set()
-            call.cancel()
-
+        watch = StreamWatch()
         async with grpc.aio.insecure_channel(address, options=channel_options(address)) as channel:
-            call = bot_pb2_grpc.BotServiceStub(channel).Play(outgoing())
+            call = watch.call = bot_pb2_grpc.BotServiceStub(channel).Play(outgoing())
             stopper = asyncio.ensure_future(self._stop.wait())
             stopper.add_done_callback(lambda _: call.cancel())
-            no_welcome = asyncio.get_running_loop().call_later(wait.total_seconds(), give_up)
+            no_welcome = asyncio.get_running_loop().call_later(wait.total_seconds(), watch.give_up)
             heart: asyncio.Task[None] | None = None
             try:
                 async for message in call:
+                    watch.heard = time.monotonic()
                     kind = message.WhichOneof("kind")
                     if kind == "welcome":
                         no_welcome.cancel()
@@ -234,9 +280,13 @@ class Bot:
                             self.report.connected(
                                 self.bot_name, address, message.welcome.active_matches
                             )
-                        interval = message.welcome.heartbeat_interval.ToTimedelta()
-                        every = interval or timedelta(seconds=10)
-                        heart = asyncio.create_task(heartbeats(outbox, every))
+                        every = message.welcome.heartbeat_interval.ToTimedelta()
+                        every = every or timedelta(seconds=10)
+                        if len(rotation.addresses) > 1:
+                            every = min(every, FAILOVER_HEARTBEAT)
+                        heart = asyncio.create_task(
+                            heartbeats(outbox, every, lambda: watch.heard, watch.silent)
+                        )
                     elif kind == "match_start":
                         self.matches[message.match_start.match_id] = message.match_start
                         self.on_match_start(message.match_start)
@@ -265,8 +315,12 @@ class Bot:
                 cancelled = isinstance(exc, asyncio.CancelledError) or (
                     exc.code() == grpc.StatusCode.CANCELLED
                 )
-                if cancelled and timed_out.is_set() and not self._stop.is_set():
+                if cancelled and watch.no_welcome and not self._stop.is_set():
                     raise NoWelcome(f"no Welcome within {wait.total_seconds():g}s") from None
+                if cancelled and watch.frozen and not self._stop.is_set():
+                    raise NoWelcome(
+                        f"no answer to a heartbeat within {SILENT_AFTER.total_seconds():g}s"
+                    ) from None
                 if not cancelled or not self._stop.is_set():
                     raise
             finally:
@@ -291,17 +345,7 @@ class Bot:
             return None
         return self.action_for(request, turn, choice)
 
-    @staticmethod
-    def action_for(request: bot_pb2.DecisionRequest, turn: Turn, choice: Json) -> bot_pb2.Action:
-        """The Action message for a chosen wire action: an index when listed, else JSON."""
-        action = bot_pb2.Action(
-            match_id=request.match_id, decision=request.decision, seat=request.seat
-        )
-        if turn.legal is not None and choice in turn.legal:
-            action.index = turn.legal.index(choice)
-        else:
-            action.json = json.dumps(choice)
-        return action
+    action_for = staticmethod(action_for)
 
 
 class StrategyBot(Bot):

@@ -41,9 +41,16 @@ function parseAddresses(text) {
 }
 
 // grpc-js channel options for an address: round_robin where a target can name several referees.
+// Keepalive pings notice a referee that froze (its stream neither ends nor answers) within
+// about 9 s, before the arena gives up on this bot's seats; the referee accepts a ping every 5 s.
+const KEEPALIVE = { 'grpc.keepalive_time_ms': 6000, 'grpc.keepalive_timeout_ms': 3000 };
+
 function channelOptions(address) {
-  if (!BALANCED.some((s) => address.toLowerCase().startsWith(s))) return {};
-  return { 'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }) };
+  if (!BALANCED.some((s) => address.toLowerCase().startsWith(s))) return { ...KEEPALIVE };
+  return {
+    ...KEEPALIVE,
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+  };
 }
 
 // The referees in turn: after a failure the next one, soon; slower only once all have failed.

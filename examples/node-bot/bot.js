@@ -122,18 +122,27 @@ function play(args) {
     // several to try, sooner, so the seats are back within the reconnect grace.
     const noWelcome = setTimeout(() => stream.cancel(), args.addresses.length > 1 ? 3000 : 10000);
 
+    let heardAt = Date.now();
     stream.on('data', (msg) => {
+      heardAt = Date.now();
       switch (msg.kind) {
         case 'welcome': {
           const w = msg.welcome;
           clearTimeout(noWelcome);
           rotation.connected();
-          const every = Number(w.heartbeat_interval.seconds) * 1000 || 10000;
+          let every = Number(w.heartbeat_interval.seconds) * 1000 || 10000;
+          // With other referees to go to, beat every 2 s: a referee that then says nothing for
+          // 3 s (frozen, or its host cut off, while the connection stays open) is left for the
+          // next one, well within the reconnect grace. Keepalive pings alone did not notice.
+          if (args.addresses.length > 1) every = Math.min(every, 2000);
           heartbeat = setInterval(() => {
             const now = Date.now();
             stream.write({
               heartbeat: { sent_at: { seconds: Math.floor(now / 1000), nanos: (now % 1000) * 1e6 } },
             });
+            setTimeout(() => {
+              if (heardAt < now) stream.cancel();
+            }, 3000);
           }, every);
           console.log(`welcome from ${address}: bot ${w.bot_name} (id ${w.bot_id}), ` +
             `${w.active_matches} active matches`);

@@ -7,7 +7,14 @@ from datetime import timedelta
 import pytest
 
 from arena.sdk import AddressError, parse_addresses
-from arena.sdk.addresses import FIRST_BACKOFF, MAX_BACKOFF, ROUND_ROBIN, Rotation, channel_options
+from arena.sdk.addresses import (
+    FIRST_BACKOFF,
+    KEEPALIVE,
+    MAX_BACKOFF,
+    ROUND_ROBIN,
+    Rotation,
+    channel_options,
+)
 
 
 @pytest.mark.parametrize(
@@ -54,9 +61,9 @@ def test_a_malformed_list_is_refused_with_the_element_at_fault(
 
 
 def test_only_targets_that_can_name_several_referees_balance_round_robin() -> None:
-    assert channel_options("dns:///referees:50051") == ROUND_ROBIN
-    assert channel_options("ipv4:10.0.0.1:1,10.0.0.2:1") == ROUND_ROBIN
-    assert channel_options("localhost:50051") == ()
+    assert channel_options("dns:///referees:50051") == (*KEEPALIVE, *ROUND_ROBIN)
+    assert channel_options("ipv4:10.0.0.1:1,10.0.0.2:1") == (*KEEPALIVE, *ROUND_ROBIN)
+    assert channel_options("localhost:50051") == KEEPALIVE
     assert "round_robin" in ROUND_ROBIN[0][1]
 
 
