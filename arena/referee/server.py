@@ -42,7 +42,8 @@ _gc_tuned = False
 
 def tune_gc() -> None:
     """Freeze what exists now (modules, protos, the engines' tables) out of the collector's
-    scans and raise its thresholds; once per process, when its first referee server starts."""
+    scans and raise its thresholds; once per process. For a process that serves (`arena serve`,
+    the benchmarks), not a library call: tests and embedders keep Python's defaults."""
     global _gc_tuned
     if not _gc_tuned:
         _gc_tuned = True
@@ -78,7 +79,6 @@ class RunningServer:
 
 async def create_server(referee: Referee, address: str = "[::]:50051") -> RunningServer:
     """Build and start the server on `address` (port 0 picks a free port)."""
-    tune_gc()
     limits = referee.config.limits
     server = grpc.aio.server(
         options=[
