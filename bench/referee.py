@@ -60,7 +60,7 @@ from arena.referee import requests
 from arena.referee.app import Referee, RefereeConfig
 from arena.referee.clock import Clock
 from arena.referee.match import MatchRunner
-from arena.referee.server import RunningServer, create_server
+from arena.referee.server import RunningServer, create_server, tune_gc
 from arena.sdk import Bot, turn_of
 from arena.sdk.bots.base import RandomStrategy
 from arena.sdk.local import play_local
@@ -331,6 +331,7 @@ async def play_wire(
         changed.set()
 
     referee.on_finish.append(on_finish)
+    tune_gc()  # as `arena serve` does
     running: RunningServer = await create_server(referee, "127.0.0.1:0")
     channel = grpc.aio.insecure_channel(running.address)
     api = arena_pb2_grpc.ArenaServiceStub(channel)

@@ -28,7 +28,7 @@ from arena.referee.clock import Clock, seconds
 from arena.referee.cluster import CannotJoin, NameTaken
 from arena.referee.lease_keeper import lease_timings
 from arena.referee.limits import Limits
-from arena.referee.server import create_server, serve_until_signalled
+from arena.referee.server import create_server, serve_until_signalled, tune_gc
 from arena.storage import Database
 from arena.web import cli as web_cli
 
@@ -74,6 +74,7 @@ async def _serve(args: argparse.Namespace) -> int:
             leases=leases,
         )
         referee = Referee(db, config)
+        tune_gc()
         try:
             running = await create_server(referee, f"[::]:{args.port}")
         except NameTaken as exc:

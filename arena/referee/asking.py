@@ -39,6 +39,9 @@ class Asker:
         self.driver = driver
         self.closed: dict[int, set[int]] = {}
         """Seat -> decisions it was asked and that are closed (answered, defaulted, timed out)."""
+        # The labelled children, looked up once: `labels()` takes a lock and builds a key.
+        self._round_trip = metrics.DECISION_ROUND_TRIP.labels(self.game)
+        self._timeouts = metrics.TIMEOUTS.labels(self.game)
 
     async def ask_all(
         self, seats: Sequence[int], decision: Decision
@@ -84,7 +87,7 @@ class Asker:
             self.driver.answer(seat, number, self.driver.default(seat))
             return 0.0, None
         if answered is None:
-            metrics.TIMEOUTS.labels(self.game).inc()
+            self._timeouts.inc()
             s.clock.charge(allowance)
             why = (
                 f"no answer to decision {number} within "
@@ -94,7 +97,7 @@ class Asker:
                 seat, number, bot_pb2.PROBLEM_KIND_TIMEOUT, why
             )
         s.clock.charge(timedelta(seconds=taken))
-        metrics.DECISION_ROUND_TRIP.labels(self.game).observe(taken)
+        self._round_trip.observe(taken)
         try:
             answers.to_action(self.rules, self.driver.answer, seat, number, answered, listing)
         except ActionError as exc:

@@ -142,9 +142,27 @@ ORDER BY s.match_id, s.seat;
 SELECT id, lease_epoch FROM matches WHERE id = ANY(%(match_ids)s::bigint[])
 ORDER BY id FOR SHARE;
 
--- name: copy_decisions
--- The fast path of group commit: a whole batch in one COPY.
-COPY decisions (match_id, number, label, joint, elapsed, strikes, epoch) FROM STDIN;
+-- name: write_decision_batch
+-- The fast path of group commit: a whole batch, fenced, in one statement (one round trip, its
+-- own transaction). `lease` share-locks the batch's matches in id order, as lock_lease_epochs
+-- does; a row is written only if its epoch is its match's (a match not found passes, and the
+-- foreign key refuses it). The epochs come back so that the caller can name the fenced rows.
+WITH lease AS (
+    SELECT id, lease_epoch FROM matches WHERE id = ANY(%(match_ids)s::bigint[])
+    ORDER BY id FOR SHARE
+), batch AS (
+    SELECT * FROM jsonb_to_recordset(%(rows)s::jsonb) AS b(
+        match_id bigint, number integer, label text, joint jsonb, elapsed jsonb, strikes jsonb,
+        epoch bigint
+    )
+), written AS (
+    INSERT INTO decisions (match_id, number, label, joint, elapsed, strikes, epoch)
+    SELECT b.match_id, b.number, b.label, b.joint, b.elapsed, b.strikes, b.epoch
+    FROM batch AS b LEFT JOIN lease AS l ON l.id = b.match_id
+    WHERE l.lease_epoch IS NULL OR l.lease_epoch = b.epoch
+    RETURNING 1
+)
+SELECT id, lease_epoch FROM lease;
 
 -- name: insert_decision
 INSERT INTO decisions (match_id, number, label, joint, elapsed, strikes, epoch)
