@@ -9,6 +9,7 @@ first write), collects the step's events with `emit`, and `freeze` builds the ne
 from __future__ import annotations
 
 from engines.api import Event, Json, Seat
+from engines.frozen import setters
 from engines.hart.data import Good
 from engines.hart.state import Bag, Config, Declaration, HartState, Negotiation, Phase, Player
 
@@ -39,16 +40,17 @@ class PlayerWork:
 
     def freeze(self) -> Player:
         """The immutable player."""
-        return Player(
-            money=self.money,
-            hand=self.hand,
-            suitcase=self.suitcase,
-            declaration=self.declaration,
-            behind=self.behind,
-            under=self.under,
-            seizure_token=self.seizure_token,
-            extra_control_token=self.extra_control_token,
-        )
+        p = object.__new__(Player)
+        (money, hand, suitcase, declaration, behind, under, seizure, extra) = _PLAYER_SETTERS
+        money(p, self.money)
+        hand(p, self.hand)
+        suitcase(p, self.suitcase)
+        declaration(p, self.declaration)
+        behind(p, self.behind)
+        under(p, self.under)
+        seizure(p, self.seizure_token)
+        extra(p, self.extra_control_token)
+        return p
 
 
 class Work:
@@ -128,22 +130,56 @@ class Work:
 
     def freeze(self) -> HartState:
         """The immutable state this working copy now describes."""
-        return HartState(
-            config=self.config,
-            number=self.number,
-            phase=self.phase,
-            round=self.round,
-            turn=self.turn,
-            sheriff=self.sheriff,
-            players=self._shared or tuple([_frozen(p) for p in self.players]),
-            deck=self.deck,
-            discard=self.discard,
-            traders=self.traders,
-            selected=self.selected,
-            negotiation=self.negotiation,
-            queue=self.queue,
-            last_sheriff=self.last_sheriff,
-        )
+        s = object.__new__(HartState)
+        (config, number, phase, round_, turn, sheriff, players, deck, discard, traders, selected,
+         negotiation, queue, last_sheriff) = _STATE_SETTERS  # fmt: skip
+        config(s, self.config)
+        number(s, self.number)
+        phase(s, self.phase)
+        round_(s, self.round)
+        turn(s, self.turn)
+        sheriff(s, self.sheriff)
+        players(s, self._shared or tuple([_frozen(p) for p in self.players]))
+        deck(s, self.deck)
+        discard(s, self.discard)
+        traders(s, self.traders)
+        selected(s, self.selected)
+        negotiation(s, self.negotiation)
+        queue(s, self.queue)
+        last_sheriff(s, self.last_sheriff)
+        return s
+
+
+# The next state is built through its slots' setters: cheaper than the frozen `__init__`, which
+# sets every field through `object.__setattr__` (see `engines.frozen`).
+_PLAYER_SETTERS = setters(
+    Player,
+    "money",
+    "hand",
+    "suitcase",
+    "declaration",
+    "behind",
+    "under",
+    "seizure_token",
+    "extra_control_token",
+)
+_STATE_SETTERS = setters(
+    HartState,
+    "config",
+    "number",
+    "phase",
+    "round",
+    "turn",
+    "sheriff",
+    "players",
+    "deck",
+    "discard",
+    "traders",
+    "selected",
+    "negotiation",
+    "queue",
+    "last_sheriff",
+)
 
 
 def _frozen(p: Player | PlayerWork) -> Player:
