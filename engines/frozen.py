@@ -15,6 +15,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from engines.api import Event, Json, Seat
+
 Setter = Callable[[Any, Any], None]
 
 
@@ -24,3 +26,18 @@ def setters(cls: type, *names: str) -> tuple[Setter, ...]:
     if names != fields or hasattr(cls, "__post_init__") or "__slots__" not in vars(cls):
         raise TypeError(f"{cls.__name__}: expected the slotted fields {fields}, got {names}")
     return tuple(vars(cls)[name].__set__ for name in names)
+
+
+_EVENT_SETTERS = setters(Event, "number", "kind", "data", "audience")
+
+
+def event(number: int, kind: str, audience: frozenset[Seat] | None, data: dict[str, Json]) -> Event:
+    """`Event.make(number, kind, audience, **data)`, for a step's `emit`, which already holds the
+    details as a dict: the same event, without packing the keywords again or `__init__`."""
+    built = object.__new__(Event)
+    set_number, set_kind, set_data, set_audience = _EVENT_SETTERS
+    set_number(built, number)
+    set_kind(built, kind)
+    set_data(built, tuple(sorted(data.items())) if len(data) > 1 else tuple(data.items()))
+    set_audience(built, audience)
+    return built

@@ -25,7 +25,7 @@ from engines.crossing.state import (
     TurnState,
     evolve_turn,
 )
-from engines.frozen import setters
+from engines.frozen import event, setters
 from engines.rng import Rng
 
 
@@ -99,9 +99,8 @@ class Work:
     # -- bookkeeping ----------------------------------------------------------------------------
     def emit(self, kind: str, audience: Seat | None = None, **data: Json) -> None:
         """Record an event; `audience` limits it to one seat."""
-        self.events.append(
-            Event.make(self.number, kind, None if audience is None else (audience,), **data)
-        )
+        aud = None if audience is None else frozenset((audience,))
+        self.events.append(event(self.number, kind, aud, data))
 
     def then(self, *tasks: Task) -> None:
         """Run `tasks` next, in this order (before anything already pending)."""
@@ -153,7 +152,7 @@ class Work:
     # -- dice ---------------------------------------------------------------------------------
     def die(self) -> int:
         """Roll one die."""
-        return self.rng.roll(6, 1)[0]
+        return self.rng.below(6) + 1  # = roll(6, 1)[0], the same draw without the tuple
 
     # -- cars ---------------------------------------------------------------------------------
     def cars(self, seat: Seat) -> int:

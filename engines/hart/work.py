@@ -9,7 +9,7 @@ first write), collects the step's events with `emit`, and `freeze` builds the ne
 from __future__ import annotations
 
 from engines.api import Event, Json, Seat
-from engines.frozen import setters
+from engines.frozen import event, setters
 from engines.hart.data import Good
 from engines.hart.state import Bag, Config, Declaration, HartState, Negotiation, Phase, Player
 
@@ -121,7 +121,8 @@ class Work:
 
     def emit(self, kind: str, audience: tuple[Seat, ...] | None = None, **data: Json) -> None:
         """Report one more event of this step, seen by `audience` (None = everyone)."""
-        self.events.append(Event.make(self.number, kind, audience, **data))
+        aud = None if audience is None else frozenset(audience)
+        self.events.append(event(self.number, kind, aud, data))
 
     def clockwise(self, start: Seat) -> tuple[Seat, ...]:
         """Every seat once, clockwise, starting at `start`."""

@@ -9,7 +9,7 @@ shares every board it did not touch with the state before it. A `Work` never esc
 from __future__ import annotations
 
 from engines.api import Event, Json, Seat
-from engines.frozen import setters
+from engines.frozen import event, setters
 from engines.loyang.cards import Counts
 from engines.loyang.state import (
     Casual,
@@ -186,7 +186,8 @@ class Work:
 
     def emit(self, kind: str, audience: tuple[Seat, ...] | None = None, **data: Json) -> None:
         """Report one event of the step under way; `audience` None means everyone."""
-        self.events.append(Event.make(self.event_number, kind, audience, **data))
+        aud = None if audience is None else frozenset(audience)
+        self.events.append(event(self.event_number, kind, aud, data))
 
     def freeze(self) -> LoyangState:
         """The immutable state this working copy now describes."""
