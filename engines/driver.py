@@ -158,7 +158,11 @@ class MatchDriver(Generic[S, A]):
         rules = self.rules
         transition = rules.step(before, decision, joint, HashRng.for_decision(self.seed, number))
         dump = rules.dump_action
-        wire = {seat: dump(action) for seat, action in joint.items()}
+        if len(joint) == 1:  # most decisions: no comprehension frame for one seat
+            [(seat, action)] = joint.items()
+            wire = {seat: dump(action)}
+        else:
+            wire = {seat: dump(action) for seat, action in joint.items()}
         self.state = transition.state
         self.moves.append(wire)
         cursors = self._cursors
