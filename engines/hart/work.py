@@ -41,15 +41,16 @@ class PlayerWork:
     def freeze(self) -> Player:
         """The immutable player."""
         p = object.__new__(Player)
-        (money, hand, suitcase, declaration, behind, under, seizure, extra) = _PLAYER_SETTERS
-        money(p, self.money)
-        hand(p, self.hand)
-        suitcase(p, self.suitcase)
-        declaration(p, self.declaration)
-        behind(p, self.behind)
-        under(p, self.under)
-        seizure(p, self.seizure_token)
-        extra(p, self.extra_control_token)
+        (set_money, set_hand, set_suitcase, set_declaration, set_behind, set_under, set_seizure,
+         set_extra) = _PLAYER_SETTERS  # fmt: skip
+        set_money(p, self.money)
+        set_hand(p, self.hand)
+        set_suitcase(p, self.suitcase)
+        set_declaration(p, self.declaration)
+        set_behind(p, self.behind)
+        set_under(p, self.under)
+        set_seizure(p, self.seizure_token)
+        set_extra(p, self.extra_control_token)
         return p
 
 
@@ -132,22 +133,23 @@ class Work:
     def freeze(self) -> HartState:
         """The immutable state this working copy now describes."""
         s = object.__new__(HartState)
-        (config, number, phase, round_, turn, sheriff, players, deck, discard, traders, selected,
-         negotiation, queue, last_sheriff) = _STATE_SETTERS  # fmt: skip
-        config(s, self.config)
-        number(s, self.number)
-        phase(s, self.phase)
-        round_(s, self.round)
-        turn(s, self.turn)
-        sheriff(s, self.sheriff)
-        players(s, self._shared or tuple([_frozen(p) for p in self.players]))
-        deck(s, self.deck)
-        discard(s, self.discard)
-        traders(s, self.traders)
-        selected(s, self.selected)
-        negotiation(s, self.negotiation)
-        queue(s, self.queue)
-        last_sheriff(s, self.last_sheriff)
+        (set_config, set_number, set_phase, set_round, set_turn, set_sheriff, set_players, set_deck,
+         set_discard, set_traders, set_selected, set_negotiation, set_queue,
+         set_last_sheriff) = _STATE_SETTERS  # fmt: skip
+        set_config(s, self.config)
+        set_number(s, self.number)
+        set_phase(s, self.phase)
+        set_round(s, self.round)
+        set_turn(s, self.turn)
+        set_sheriff(s, self.sheriff)
+        set_players(s, self._shared or tuple([_frozen(p) for p in self.players]))
+        set_deck(s, self.deck)
+        set_discard(s, self.discard)
+        set_traders(s, self.traders)
+        set_selected(s, self.selected)
+        set_negotiation(s, self.negotiation)
+        set_queue(s, self.queue)
+        set_last_sheriff(s, self.last_sheriff)
         return s
 
 
