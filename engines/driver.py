@@ -34,6 +34,7 @@ from engines.api import (
     check_answer,
 )
 from engines.errors import GameOver, IllegalAction, NotYourDecision
+from engines.frozen import setters
 from engines.record import Record
 from engines.rng import HashRng
 
@@ -49,6 +50,10 @@ class Move(Generic[S, A]):
     events: tuple[Event, ...]
     wire: Mapping[Seat, Json]
     """The joint action in wire form, as the record stores it."""
+
+
+_MOVE_SETTERS = setters(Move, "before", "decision", "joint", "after", "events", "wire")
+"""One `Move` per decision, built through its slots' setters (cheaper, see `engines.frozen`)."""
 
 
 class MatchDriver(Generic[S, A]):
@@ -153,7 +158,11 @@ class MatchDriver(Generic[S, A]):
         rules = self.rules
         transition = rules.step(before, decision, joint, HashRng.for_decision(self.seed, number))
         dump = rules.dump_action
-        wire = {seat: dump(action) for seat, action in joint.items()}
+        if len(joint) == 1:  # most decisions: no comprehension frame for one seat
+            [(seat, action)] = joint.items()
+            wire = {seat: dump(action)}
+        else:
+            wire = {seat: dump(action) for seat, action in joint.items()}
         self.state = transition.state
         self.moves.append(wire)
         cursors = self._cursors
@@ -168,7 +177,15 @@ class MatchDriver(Generic[S, A]):
             self._events = [e for e in self._events if e.number >= oldest]
         self._events.extend(transition.events)
         self._open()
-        return Move(before, decision, joint, self.state, transition.events, wire)
+        move = object.__new__(Move)
+        set_before, set_decision, set_joint, set_after, set_events, set_wire = _MOVE_SETTERS
+        set_before(move, before)
+        set_decision(move, decision)
+        set_joint(move, joint)
+        set_after(move, self.state)
+        set_events(move, transition.events)
+        set_wire(move, wire)
+        return move
 
     def play(self, joint: Mapping[Seat, A]) -> Move[S, A]:
         """Answer for every deciding seat at once and apply (tests, replays, local play)."""

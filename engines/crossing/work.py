@@ -25,6 +25,7 @@ from engines.crossing.state import (
     TurnState,
     evolve_turn,
 )
+from engines.frozen import event, setters
 from engines.rng import Rng
 
 
@@ -73,31 +74,33 @@ class Work:
 
     def freeze(self, number: int) -> CrossingState:
         """The state this working copy has become, waiting for decision `number`."""
-        return CrossingState(
-            settings=self.settings,
-            number=number,
-            players=tuple([_player(self, s) for s in range(self.seats)]),
-            yards=tuple(self.yards),
-            stacks=tuple(self.stacks),
-            loose=tuple(self.loose),
-            depot=self.depot,
-            piles=tuple(self.piles),
-            discard=tuple(self.discard),
-            turns=self.turns,
-            regular_turns=self.regular_turns,
-            turn=self.turn,
-            tasks=tuple(self.tasks),
-            prompt=self.prompt,
-            winner=self.winner,
-            termination=self.termination,
-        )
+        state = object.__new__(CrossingState)
+        (set_settings, set_number, set_players, set_yards, set_stacks, set_loose, set_depot,
+         set_piles, set_discard, set_turns, set_regular_turns, set_turn, set_tasks, set_prompt,
+         set_winner, set_termination) = _STATE_SETTERS  # fmt: skip
+        set_settings(state, self.settings)
+        set_number(state, number)
+        set_players(state, tuple([_player(self, s) for s in range(self.seats)]))
+        set_yards(state, tuple(self.yards))
+        set_stacks(state, tuple(self.stacks))
+        set_loose(state, tuple(self.loose))
+        set_depot(state, self.depot)
+        set_piles(state, tuple(self.piles))
+        set_discard(state, tuple(self.discard))
+        set_turns(state, self.turns)
+        set_regular_turns(state, self.regular_turns)
+        set_turn(state, self.turn)
+        set_tasks(state, tuple(self.tasks))
+        set_prompt(state, self.prompt)
+        set_winner(state, self.winner)
+        set_termination(state, self.termination)
+        return state
 
     # -- bookkeeping ----------------------------------------------------------------------------
     def emit(self, kind: str, audience: Seat | None = None, **data: Json) -> None:
         """Record an event; `audience` limits it to one seat."""
-        self.events.append(
-            Event.make(self.number, kind, None if audience is None else (audience,), **data)
-        )
+        aud = None if audience is None else frozenset((audience,))
+        self.events.append(event(self.number, kind, aud, data))
 
     def then(self, *tasks: Task) -> None:
         """Run `tasks` next, in this order (before anything already pending)."""
@@ -149,7 +152,7 @@ class Work:
     # -- dice ---------------------------------------------------------------------------------
     def die(self) -> int:
         """Roll one die."""
-        return self.rng.roll(6, 1)[0]
+        return self.rng.below(6) + 1  # = roll(6, 1)[0], the same draw without the tuple
 
     # -- cars ---------------------------------------------------------------------------------
     def cars(self, seat: Seat) -> int:
@@ -240,4 +243,41 @@ def _player(w: Work, seat: Seat) -> Player:
             and p.contracts is contracts
         ):
             return p
-    return Player(position, money, rack, hand, contracts)
+    p = object.__new__(Player)
+    (set_position, set_money, set_rack, set_hand, set_contracts) = _PLAYER_SETTERS  # fmt: skip
+    set_position(p, position)
+    set_money(p, money)
+    set_rack(p, rack)
+    set_hand(p, hand)
+    set_contracts(p, contracts)
+    return p
+
+
+_PLAYER_SETTERS = setters(
+    Player,
+    "position",
+    "money",
+    "rack",
+    "hand",
+    "contracts",
+)
+_STATE_SETTERS = setters(
+    CrossingState,
+    "settings",
+    "number",
+    "players",
+    "yards",
+    "stacks",
+    "loose",
+    "depot",
+    "piles",
+    "discard",
+    "turns",
+    "regular_turns",
+    "turn",
+    "tasks",
+    "prompt",
+    "winner",
+    "termination",
+)
+"""`Player(...)` and `CrossingState(...)`, cheaper (`engines.frozen`)."""

@@ -9,6 +9,7 @@ first write), collects the step's events with `emit`, and `freeze` builds the ne
 from __future__ import annotations
 
 from engines.api import Event, Json, Seat
+from engines.frozen import event, setters
 from engines.hart.data import Good
 from engines.hart.state import Bag, Config, Declaration, HartState, Negotiation, Phase, Player
 
@@ -39,16 +40,18 @@ class PlayerWork:
 
     def freeze(self) -> Player:
         """The immutable player."""
-        return Player(
-            money=self.money,
-            hand=self.hand,
-            suitcase=self.suitcase,
-            declaration=self.declaration,
-            behind=self.behind,
-            under=self.under,
-            seizure_token=self.seizure_token,
-            extra_control_token=self.extra_control_token,
-        )
+        p = object.__new__(Player)
+        (set_money, set_hand, set_suitcase, set_declaration, set_behind, set_under, set_seizure,
+         set_extra) = _PLAYER_SETTERS  # fmt: skip
+        set_money(p, self.money)
+        set_hand(p, self.hand)
+        set_suitcase(p, self.suitcase)
+        set_declaration(p, self.declaration)
+        set_behind(p, self.behind)
+        set_under(p, self.under)
+        set_seizure(p, self.seizure_token)
+        set_extra(p, self.extra_control_token)
+        return p
 
 
 class Work:
@@ -119,7 +122,8 @@ class Work:
 
     def emit(self, kind: str, audience: tuple[Seat, ...] | None = None, **data: Json) -> None:
         """Report one more event of this step, seen by `audience` (None = everyone)."""
-        self.events.append(Event.make(self.number, kind, audience, **data))
+        aud = None if audience is None else frozenset(audience)
+        self.events.append(event(self.number, kind, aud, data))
 
     def clockwise(self, start: Seat) -> tuple[Seat, ...]:
         """Every seat once, clockwise, starting at `start`."""
@@ -128,22 +132,57 @@ class Work:
 
     def freeze(self) -> HartState:
         """The immutable state this working copy now describes."""
-        return HartState(
-            config=self.config,
-            number=self.number,
-            phase=self.phase,
-            round=self.round,
-            turn=self.turn,
-            sheriff=self.sheriff,
-            players=self._shared or tuple([_frozen(p) for p in self.players]),
-            deck=self.deck,
-            discard=self.discard,
-            traders=self.traders,
-            selected=self.selected,
-            negotiation=self.negotiation,
-            queue=self.queue,
-            last_sheriff=self.last_sheriff,
-        )
+        s = object.__new__(HartState)
+        (set_config, set_number, set_phase, set_round, set_turn, set_sheriff, set_players, set_deck,
+         set_discard, set_traders, set_selected, set_negotiation, set_queue,
+         set_last_sheriff) = _STATE_SETTERS  # fmt: skip
+        set_config(s, self.config)
+        set_number(s, self.number)
+        set_phase(s, self.phase)
+        set_round(s, self.round)
+        set_turn(s, self.turn)
+        set_sheriff(s, self.sheriff)
+        set_players(s, self._shared or tuple([_frozen(p) for p in self.players]))
+        set_deck(s, self.deck)
+        set_discard(s, self.discard)
+        set_traders(s, self.traders)
+        set_selected(s, self.selected)
+        set_negotiation(s, self.negotiation)
+        set_queue(s, self.queue)
+        set_last_sheriff(s, self.last_sheriff)
+        return s
+
+
+# The next state is built through its slots' setters: cheaper than the frozen `__init__`, which
+# sets every field through `object.__setattr__` (see `engines.frozen`).
+_PLAYER_SETTERS = setters(
+    Player,
+    "money",
+    "hand",
+    "suitcase",
+    "declaration",
+    "behind",
+    "under",
+    "seizure_token",
+    "extra_control_token",
+)
+_STATE_SETTERS = setters(
+    HartState,
+    "config",
+    "number",
+    "phase",
+    "round",
+    "turn",
+    "sheriff",
+    "players",
+    "deck",
+    "discard",
+    "traders",
+    "selected",
+    "negotiation",
+    "queue",
+    "last_sheriff",
+)
 
 
 def _frozen(p: Player | PlayerWork) -> Player:

@@ -61,6 +61,7 @@ _trade = functools.cache(Trade)
 _deliver = functools.cache(Deliver)
 _serve = functools.cache(Serve)
 _dismiss = functools.cache(Dismiss)
+_use = functools.cache(UseHelper)
 
 
 def decision(state: LoyangState) -> Decision | None:
@@ -201,9 +202,11 @@ def act_actions(state: LoyangState, turn: Turn, player: Player) -> list[Action]:
             out += [_sow(f.id, c) for c in kinds if c in f.allowed]
     strict, shop, prices, discount = config.strict_stock, player.shop, DATA.buy, turn.discount
     for c in CROPS:
-        if max(0, prices[c] - discount) <= cash and (not strict or shop[c] > 0):  # buy_price
+        price = prices[c] - discount  # buy_price, unrolled: no max() call per crop
+        if (price if price > 0 else 0) <= cash and (not strict or shop[c] > 0):
             out.append(_BUY[c])
-    out += [_SELL[c] for c in sorted(board.sellable(player, strict))]
+    capacity = DATA.shop_capacity
+    out += [_SELL[c] for c in CROPS if cart[c] and (not strict or shop[c] < capacity[c])]
     for stall in player.stalls:
         cost = board.stall_def(stall.card).cost
         for c in CROPS:
@@ -298,20 +301,20 @@ def helper_uses(state: LoyangState, turn: Turn, player: Player, card: str) -> li
     effect = board.helper_def(card).effect
     kind = effect.kind
     if kind in (EffectKind.SHOP_DISCOUNT, EffectKind.GAIN_CASH, EffectKind.TAKE_CROPS):
-        return [UseHelper(card)]
+        return [_use(card)]
     if kind is EffectKind.SALES_BONUS:
-        return [UseHelper(card, bonus=Bonus.REGULAR), UseHelper(card, bonus=Bonus.CASUAL)]
+        return [_use(card, bonus=Bonus.REGULAR), _use(card, bonus=Bonus.CASUAL)]
     if kind is EffectKind.TAKE_CROP_CHOICE:
-        return [UseHelper(card, crop=c) for c in CROPS]
+        return [_use(card, crop=c) for c in CROPS]
     if kind is EffectKind.UPGRADE_STOREHOUSE:
-        return [] if player.upgraded else [UseHelper(card)]
+        return [] if player.upgraded else [_use(card)]
     out: list[Action] = []
     cart = player.cart
     for target in targets(state, turn.seat):
         if kind is EffectKind.STALL_BUY and player.cash >= effect.amount:
             for stall in _stalls_of(state, target):
                 out += [
-                    UseHelper(card, target=target, stall=stall.card, crop=c)
+                    _use(card, target=target, stall=stall.card, crop=c)
                     for c in CROPS
                     if stall.goods[c]
                 ]
@@ -321,7 +324,7 @@ def helper_uses(state: LoyangState, turn: Turn, player: Player, card: str) -> li
                 for c in CROPS:
                     if stall.goods[c]:
                         out += [
-                            UseHelper(card, target=target, stall=stall.card, crop=c, give=g)
+                            _use(card, target=target, stall=stall.card, crop=c, give=g)
                             for g in board.gives(cart, cost[c])
                         ]
         elif kind is EffectKind.DELIVER_OTHER:
@@ -329,9 +332,9 @@ def helper_uses(state: LoyangState, turn: Turn, player: Player, card: str) -> li
                 if board.may_deliver(regular, state.round, state.config.regular_max) and has_all(
                     cart, board.regular_def(regular.card).crops
                 ):
-                    out.append(UseHelper(card, target=target, customer=regular.card))
+                    out.append(_use(card, target=target, customer=regular.card))
         elif kind is EffectKind.SERVE_OTHER:
             for casual in _casuals_of(state, target):
                 if has_all(cart, board.casual_def(casual.card).crops):
-                    out.append(UseHelper(card, target=target, customer=casual.card))
+                    out.append(_use(card, target=target, customer=casual.card))
     return out

@@ -9,6 +9,7 @@ shares every board it did not touch with the state before it. A `Work` never esc
 from __future__ import annotations
 
 from engines.api import Event, Json, Seat
+from engines.frozen import event, setters
 from engines.loyang.cards import Counts
 from engines.loyang.state import (
     Casual,
@@ -65,23 +66,26 @@ class PlayerWork:
 
     def freeze(self) -> Player:
         """The immutable player."""
-        return Player(  # positionally, in field order: keywords cost more
-            self.cash,
-            self.loans,
-            self.position,
-            self.upgraded,
-            self.cart,
-            self.store,
-            self.shop,
-            self.fields,
-            self.stack,
-            self.stalls,
-            self.helpers,
-            self.regulars,
-            self.casuals,
-            self.hand,
-            self.due,
-        )
+        p = object.__new__(Player)
+        (set_cash, set_loans, set_position, set_upgraded, set_cart, set_store, set_shop, set_fields,
+         set_stack, set_stalls, set_helpers, set_regulars, set_casuals, set_hand,
+         set_due) = _PLAYER_SETTERS  # fmt: skip
+        set_cash(p, self.cash)
+        set_loans(p, self.loans)
+        set_position(p, self.position)
+        set_upgraded(p, self.upgraded)
+        set_cart(p, self.cart)
+        set_store(p, self.store)
+        set_shop(p, self.shop)
+        set_fields(p, self.fields)
+        set_stack(p, self.stack)
+        set_stalls(p, self.stalls)
+        set_helpers(p, self.helpers)
+        set_regulars(p, self.regulars)
+        set_casuals(p, self.casuals)
+        set_hand(p, self.hand)
+        set_due(p, self.due)
+        return p
 
 
 Board = Player | PlayerWork
@@ -182,35 +186,87 @@ class Work:
 
     def emit(self, kind: str, audience: tuple[Seat, ...] | None = None, **data: Json) -> None:
         """Report one event of the step under way; `audience` None means everyone."""
-        self.events.append(Event.make(self.event_number, kind, audience, **data))
+        aud = None if audience is None else frozenset(audience)
+        self.events.append(event(self.event_number, kind, aud, data))
 
     def freeze(self) -> LoyangState:
         """The immutable state this working copy now describes."""
-        return LoyangState(  # positionally, in field order: keywords cost more
-            self.number,
-            self.config,
-            self.round,
-            self.phase,
-            self._shared or tuple([_frozen(p) for p in self.players]),  # players
-            self.deck,
-            self.discard,
-            self.face_down,
-            self.courtyard,
-            self.start,
-            self.second,
-            self.queue,
-            self.current,
-            self.opened,
-            self.out,
-            self.grid,
-            self.picks,
-            self.dummy,
-            self.partners,
-            self.groups,
-            self.turns,
-            self.acted,
-            self.reshuffled,
-        )
+        s = object.__new__(LoyangState)
+        (set_number, set_config, set_round, set_phase, set_players, set_deck, set_discard,
+         set_face_down, set_courtyard, set_start, set_second, set_queue, set_current, set_opened,
+         set_out, set_grid, set_picks, set_dummy, set_partners, set_groups, set_turns, set_acted,
+         set_reshuffled) = _STATE_SETTERS  # fmt: skip
+        set_number(s, self.number)
+        set_config(s, self.config)
+        set_round(s, self.round)
+        set_phase(s, self.phase)
+        set_players(s, self._shared or tuple([_frozen(p) for p in self.players]))
+        set_deck(s, self.deck)
+        set_discard(s, self.discard)
+        set_face_down(s, self.face_down)
+        set_courtyard(s, self.courtyard)
+        set_start(s, self.start)
+        set_second(s, self.second)
+        set_queue(s, self.queue)
+        set_current(s, self.current)
+        set_opened(s, self.opened)
+        set_out(s, self.out)
+        set_grid(s, self.grid)
+        set_picks(s, self.picks)
+        set_dummy(s, self.dummy)
+        set_partners(s, self.partners)
+        set_groups(s, self.groups)
+        set_turns(s, self.turns)
+        set_acted(s, self.acted)
+        set_reshuffled(s, self.reshuffled)
+        return s
+
+
+_PLAYER_SETTERS = setters(
+    Player,
+    "cash",
+    "loans",
+    "position",
+    "upgraded",
+    "cart",
+    "store",
+    "shop",
+    "fields",
+    "stack",
+    "stalls",
+    "helpers",
+    "regulars",
+    "casuals",
+    "hand",
+    "due",
+)
+_STATE_SETTERS = setters(
+    LoyangState,
+    "number",
+    "config",
+    "round",
+    "phase",
+    "players",
+    "deck",
+    "discard",
+    "face_down",
+    "courtyard",
+    "start",
+    "second",
+    "queue",
+    "current",
+    "opened",
+    "out",
+    "grid",
+    "picks",
+    "dummy",
+    "partners",
+    "groups",
+    "turns",
+    "acted",
+    "reshuffled",
+)
+"""`Player(...)` and `LoyangState(...)`, cheaper (`engines.frozen`)."""
 
 
 def _frozen(p: Player | PlayerWork) -> Player:

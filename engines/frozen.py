@@ -1,0 +1,43 @@
+"""Cheaper construction of the frozen, slotted dataclasses that every step builds.
+
+A frozen dataclass's `__init__` sets each field through `object.__setattr__`, looked up anew per
+field; a step freezes a state of 14-23 fields and some players, so that was a visible share of a
+decision (a 14-field state: ~0.95 µs; ~0.53 µs through its slots' own setters). A hot
+constructor instead takes `object.__new__(cls)` and calls the setters that `setters(cls, ...)`
+returns, one per field. The object is exactly what `cls(...)` builds (same class, equality,
+hash, immutability); only classes without `__post_init__` qualify, and `setters` insists on
+every field, in order, so that a field added later fails at import instead of staying unset.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from engines.api import Event, Json, Seat
+
+Setter = Callable[[Any, Any], None]
+
+
+def setters(cls: type, *names: str) -> tuple[Setter, ...]:
+    """The slot setters of `cls`'s fields; `names` must be all of them, in declaration order."""
+    fields = tuple(f.name for f in dataclasses.fields(cls))
+    if names != fields or hasattr(cls, "__post_init__") or "__slots__" not in vars(cls):
+        raise TypeError(f"{cls.__name__}: expected the slotted fields {fields}, got {names}")
+    return tuple(vars(cls)[name].__set__ for name in names)
+
+
+_EVENT_SETTERS = setters(Event, "number", "kind", "data", "audience")
+
+
+def event(number: int, kind: str, audience: frozenset[Seat] | None, data: dict[str, Json]) -> Event:
+    """`Event.make(number, kind, audience, **data)`, for a step's `emit`, which already holds the
+    details as a dict: the same event, without packing the keywords again or `__init__`."""
+    built = object.__new__(Event)
+    set_number, set_kind, set_data, set_audience = _EVENT_SETTERS
+    set_number(built, number)
+    set_kind(built, kind)
+    set_data(built, tuple(sorted(data.items())) if len(data) > 1 else tuple(data.items()))
+    set_audience(built, audience)
+    return built
