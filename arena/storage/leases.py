@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 
-from arena.storage import matches
 from arena.storage.pool import Pool
 from arena.storage.sql import query
 
@@ -165,10 +164,3 @@ class MatchLeases:
     async def match_host(self, match_id: int) -> tuple[str | None, int] | None:
         """(host, lease epoch) of a match; None if there is no such match."""
         return await match_host(self.pool, match_id)
-
-    async def claim_matches(self, host: str, *, released_only: bool = False) -> list[int]:
-        """Make `host` the host of its own unfinished matches and of released running ones.
-
-        The pre-lease takeover: no epoch bump and no lease (see `matches.claim_matches`).
-        """
-        return await matches.claim_matches(self.pool, host, released_only=released_only)

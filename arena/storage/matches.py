@@ -94,17 +94,6 @@ async def start_match(pool: Pool, match_id: int, host: str, epoch: int = 0) -> N
             raise await _status_error(conn, what, match_id, epoch)
 
 
-async def claim_matches(pool: Pool, host: str, *, released_only: bool = False) -> list[int]:
-    """Make `host` the host of its own unfinished matches and of released running ones.
-
-    With `released_only`, only matches a stopping referee released are claimed.
-    """
-    sql = query("claim_released_matches") if released_only else query("claim_matches")
-    async with pool.connection(f"claim matches for {host!r}") as conn:
-        cursor = await conn.execute(sql, {"host": host})
-        return sorted(int(row[0]) for row in await cursor.fetchall())
-
-
 async def finish_match(
     pool: Pool,
     match_id: int,

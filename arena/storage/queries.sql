@@ -194,20 +194,6 @@ GROUP BY s.bot_id;
 SELECT match_id, bot_id, delta
 FROM rating_changes WHERE match_id = ANY(%(match_ids)s::bigint[]);
 
--- name: claim_matches
--- On a referee's start: its own unfinished matches, and running ones a stopping referee released.
-UPDATE matches SET host = %(host)s
-WHERE status IN ('pending', 'running')
-  AND (host = %(host)s OR (host IS NULL AND status = 'running'))
-RETURNING id;
-
--- name: claim_released_matches
--- While a referee runs: running matches another referee released as it stopped.
-UPDATE matches SET host = %(host)s
-WHERE status = 'running' AND host IS NULL
-RETURNING id;
-
-
 -- name: lock_adhoc_match
 -- Serialises creating ad-hoc matches of one (game, seed) until the end of the transaction.
 SELECT pg_advisory_xact_lock(hashtextextended(%(game)s || ':' || %(seed)s::text, 0));

@@ -252,18 +252,6 @@ def test_match_hosts_of_bot_lists_its_unfinished_matches(fresh_database_url: str
     run(fresh_database_url, scenario)
 
 
-def test_the_pre_lease_claim_matches_keeps_epoch_zero(fresh_database_url: str) -> None:
-    async def scenario(db: Database) -> None:
-        match_id = await new_match(db, started=True)
-        await db.release_matches("creator")
-        assert await db.claim_matches("a", released_only=True) == [match_id]
-        assert await db.claim_matches("a") == [match_id]
-        await db.start_match(match_id, "a")
-        assert await db.match_host(match_id) == ("a", 0)
-
-    run(fresh_database_url, scenario)
-
-
 # Fenced writes
 
 
