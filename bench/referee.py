@@ -120,10 +120,14 @@ class InstantBot(Bot):
         return action
 
 
-async def bot_worker() -> None:
-    """The child process: run the bots named on stdin until stdin closes, then report on stdout."""
+async def bot_worker(
+    make_bot: Callable[[int, int], InstantBot] | None = None,
+    measures: Callable[[InstantBot], dict[str, list[Any]]] | None = None,
+) -> None:
+    """The child process: run the bots named on stdin until stdin closes, then report on stdout
+    what `measures` took of each bot (by default the time each spent handling its requests)."""
     plan = json.loads(await asyncio.to_thread(sys.stdin.readline))
-    bots = [InstantBot(seed, plan["form"]) for _, seed in plan["bots"]]
+    bots = [(make_bot or InstantBot)(seed, plan["form"]) for _, seed in plan["bots"]]
     tasks = [
         asyncio.create_task(bot.run_async(plan["address"], token))
         for bot, (token, _) in zip(bots, plan["bots"], strict=True)
@@ -132,11 +136,15 @@ async def bot_worker() -> None:
     for bot in bots:
         bot.stop()
     await asyncio.gather(*tasks, return_exceptions=True)
-    report = {
-        "handling": [h for bot in bots for h in bot.handling],
-        "problems": [p.message for bot in bots for p in bot.problems],
-    }
+    report: dict[str, list[Any]] = {"problems": [p.message for b in bots for p in b.problems]}
+    for bot in bots:
+        for key, values in (measures or _handling)(bot).items():
+            report.setdefault(key, []).extend(values)
     sys.stdout.write(json.dumps(report) + "\n")
+
+
+def _handling(bot: InstantBot) -> dict[str, list[Any]]:
+    return {"handling": list(bot.handling)}
 
 
 # -- measuring -----------------------------------------------------------------------------------

@@ -56,7 +56,15 @@ from arena.cli.up import free_port
 from arena.ops import services
 from arena.ops.stack import wait_healthy
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, common_pb2
-from bench.referee import ADMIN, ADMIN_METADATA, InstantBot, ms, percentile, throwaway_database
+from bench.referee import (
+    ADMIN,
+    ADMIN_METADATA,
+    InstantBot,
+    bot_worker,
+    ms,
+    percentile,
+    throwaway_database,
+)
 
 CLOCK_TICK = os.sysconf("SC_CLK_TCK")
 DONE = {common_pb2.MATCH_STATUS_FINISHED, common_pb2.MATCH_STATUS_ABORTED}
@@ -82,22 +90,8 @@ class TimedBot(InstantBot):
 
 
 async def timed_bot_worker() -> None:
-    """The child process: run the bots named on stdin until stdin closes, then report."""
-    plan = json.loads(await asyncio.to_thread(sys.stdin.readline))
-    bots = [TimedBot(seed, plan["form"]) for _, seed in plan["bots"]]
-    tasks = [
-        asyncio.create_task(bot.run_async(plan["address"], token))
-        for bot, (token, _) in zip(bots, plan["bots"], strict=True)
-    ]
-    await asyncio.to_thread(sys.stdin.read)  # the parent closes stdin when the run is over
-    for bot in bots:
-        bot.stop()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    report = {
-        "events": [e for bot in bots for e in bot.events],
-        "problems": [p.message for bot in bots for p in bot.problems],
-    }
-    sys.stdout.write(json.dumps(report) + "\n")
+    """The child process: `bench.referee.bot_worker` with timed bots, reporting their events."""
+    await bot_worker(TimedBot, lambda bot: {"events": list(getattr(bot, "events", []))})
 
 
 @dataclass
