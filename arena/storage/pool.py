@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
-import weakref
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -179,31 +177,10 @@ def _new_pool(url: str, settings: PoolSettings) -> AsyncConnectionPool[AsyncConn
         open=False,
         kwargs=_connect_options(settings),
         configure=_configure,
-        check=_check_if_idle,
-        reset=_note_returned,
+        check=AsyncConnectionPool.check_connection,
         timeout=settings.acquire_timeout.total_seconds(),
         name="arena",
     )
-
-
-FRESH = 1.0
-"""Seconds after its last use during which a pooled connection is lent without a check."""
-_returned: weakref.WeakKeyDictionary[AsyncConnection[Any], float] = weakref.WeakKeyDictionary()
-"""When each pooled connection was last given back."""
-
-
-async def _note_returned(conn: AsyncConnection[Any]) -> None:
-    _returned[conn] = time.monotonic()
-
-
-async def _check_if_idle(conn: AsyncConnection[Any]) -> None:
-    """Check a connection that sat unused for a while (Postgres may have restarted meanwhile).
-    One just given back worked a moment ago: checking it too would cost a round trip per
-    checkout, one per decision batch, about 5% of the referee's CPU under load."""
-    returned = _returned.get(conn)
-    if returned is not None and time.monotonic() - returned < FRESH:
-        return
-    await AsyncConnectionPool.check_connection(conn)
 
 
 def _connect_options(settings: PoolSettings) -> dict[str, Any]:
