@@ -24,6 +24,7 @@ import os
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -57,6 +58,21 @@ FROM rounds r JOIN matches m ON m.tournament_id = r.tournament_id AND m.round_no
 GROUP BY r.tournament_id, r.round_no ORDER BY r.round_no
 """
 """Per round, seconds spent in each phase, from the timestamps the stack stored."""
+
+
+def cpu_seconds(port: int) -> float:
+    """The process CPU seconds a stack process reports on its metrics port (0 if unreadable).
+
+    The machine is shared: CPU per match is steadier than wall time under other jobs' load."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
+            text = reply.read().decode()
+    except OSError:
+        return 0.0
+    for line in text.splitlines():
+        if line.startswith("process_cpu_seconds_total "):
+            return float(line.split()[1])
+    return 0.0
 
 
 def phases_of(url: str) -> list[tuple[object, ...]]:
@@ -150,7 +166,10 @@ def main() -> None:
         for name in ("ARENA_DATABASE_URL", "ARENA_REDIS_URL"):  # a fresh, empty stack
             os.environ.pop(name, None)
         with Stack(config) as stack, contextlib.ExitStack():
+            ports = {"referee": config.referee_metrics_port}
+            cpu_before = {name: cpu_seconds(port) for name, port in ports.items()}
             wall, matches = asyncio.run(run_tournament(stack, args.bots, args.rounds))
+            cpu = {name: cpu_seconds(port) - cpu_before[name] for name, port in ports.items()}
             rows = phases_of(stack.environ()["ARENA_DATABASE_URL"])
     local = in_process(matches)
     print(
@@ -166,6 +185,11 @@ def main() -> None:
         f"= {matches / local * 60:7.1f} matches/min"
     )
     print(f"  ratio tournament/in-process throughput: {local / wall:.2f}")
+    print(
+        "  CPU per match: "
+        + ", ".join(f"{name} {seconds / matches * 1000:.1f} ms" for name, seconds in cpu.items())
+        + f"; in process {local / matches * 1000:.1f} ms"
+    )
     report_phases(rows, wall)
     print()
     pairing_bench.main()

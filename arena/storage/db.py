@@ -178,6 +178,10 @@ class Database(MatchLeases):
         """A match with its seating, if it exists."""
         return await match_reads.read_match(self.pool, match_id)
 
+    async def match_status(self, match_id: int) -> MatchStatus | None:
+        """Only the match's status, if it exists."""
+        return await match_reads.match_status(self.pool, match_id)
+
     async def list_matches(
         self,
         status: MatchStatus | None = None,

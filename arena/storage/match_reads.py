@@ -107,3 +107,12 @@ async def rating_changes(pool: Pool, match_ids: Sequence[int]) -> dict[tuple[int
     async with pool.connection("read rating changes") as conn:
         cursor = await conn.execute(query("match_rating_changes"), params)
         return {(int(r[0]), int(r[1])): float(r[2]) for r in await cursor.fetchall()}
+
+
+async def match_status(pool: Pool, match_id: int) -> MatchStatus | None:
+    """Only the match's status (None if there is no such match): one indexed read, for a
+    caller that waits for a match to end without loading its moves."""
+    async with pool.connection("match status") as conn:
+        cursor = await conn.execute(query("match_status"), {"match_id": match_id})
+        row = await cursor.fetchone()
+    return None if row is None else MatchStatus(row[0])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import itertools
+import logging
 import os
 import random
 from collections.abc import Sequence
@@ -15,14 +16,19 @@ import grpc
 from arena.ops.services import database_url
 from arena.referee.clock import Clock
 from arena.referee.requests import struct_of
-from arena.storage import Database
+from arena.storage import Database, MatchStatus, StorageError
 from arena.storage.sql import query
 from arena.tournament import rounds as tournaments
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
-POLL_SECONDS = 0.2
+POLL_SECONDS = 0.05
+"""How often a table's task reads its match's status: a round ends when its last table's task
+sees the match end, so this is added to every round. Each read is one indexed row."""
 ENDED = (common_pb2.MATCH_STATUS_FINISHED, common_pb2.MATCH_STATUS_ABORTED)
 """Statuses after which a match will not change (an aborted table is then replayed once)."""
+ENDED_STATUSES = (MatchStatus.FINISHED, MatchStatus.ABORTED)
+"""The same, as stored."""
+log = logging.getLogger(__name__)
 MATCH_TIMEOUT = float(os.environ.get("ARENA_MATCH_TIMEOUT", "3600"))
 
 
@@ -125,18 +131,34 @@ async def _play(request: arena_pb2.CreateMatchRequest) -> None:
         async with grpc.aio.insecure_channel(address) as channel:
             api = arena_pb2_grpc.ArenaServiceStub(channel)
             match = await api.CreateMatch(request, metadata=admin_metadata(), timeout=30)
-            deadline = asyncio.get_running_loop().time() + MATCH_TIMEOUT
-            while match.status not in ENDED:
-                if asyncio.get_running_loop().time() > deadline:
-                    raise TimeoutError(f"match {match.match_id} did not finish in time")
-                await asyncio.sleep(POLL_SECONDS)
-                match = await api.GetMatch(
-                    arena_pb2.GetMatchRequest(match_id=match.match_id), timeout=30
-                )
     except grpc.aio.AioRpcError as exc:
         if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
             raise ConnectionError(f"referee at {address}: {exc.details()}") from None
         raise
+    if match.status not in ENDED:
+        await _until_ended(match.match_id)
+
+
+async def _until_ended(match_id: int) -> None:
+    """Wait until the match has ended, reading only its status from the database.
+
+    Not through GetMatch: that loads every move, and sixteen tables polling it took as much of
+    the referee's CPU as their matches did (bench/tournament.py). The stored status is also the
+    truth whichever referee hosts the match, before and after a takeover.
+    """
+    deadline = asyncio.get_running_loop().time() + MATCH_TIMEOUT
+    async with await open_db() as db:
+        while True:
+            try:
+                status = await db.match_status(match_id)
+            except StorageError as exc:  # an outage is waited out like a slow match
+                log.warning("match %s: cannot read its status (%s); still waiting", match_id, exc)
+                status = None
+            if status in ENDED_STATUSES:
+                return
+            if asyncio.get_running_loop().time() > deadline:
+                raise TimeoutError(f"match {match_id} did not finish in time")
+            await asyncio.sleep(POLL_SECONDS)
 
 
 async def connected_bots() -> list[str]:
