@@ -357,6 +357,9 @@ class StrategyBot(Bot):
         self.seed = secrets.randbits(62) if seed is None else seed
         self._strategies: dict[int, Strategy] = {}
         self.client = f"arena-python-sdk/{strategy_name}"
+        # Strategies read only `Turn`, built from the JSON form: the typed one would be encoded
+        # by the referee and decoded here for nothing.
+        self.form = bot_pb2.PAYLOAD_FORM_JSON
 
     def on_match_start(self, start: bot_pb2.MatchStart) -> None:
         if start.match_id not in self._strategies:
