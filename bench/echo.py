@@ -38,6 +38,15 @@ class EchoRun:
     round_trips: int
     seconds: float
     latencies: list[float]
+    server_cpu: float = 0.0
+    """CPU seconds of the serving process, over every exchange it answered."""
+    answered: int = 0
+    """Exchanges the server answered (the measured ones and each stream's warm-up)."""
+
+    @property
+    def server_cpu_per_trip(self) -> float:
+        """The serving process's CPU seconds per exchange."""
+        return self.server_cpu / self.answered if self.answered else 0.0
 
     @property
     def rate(self) -> float:
@@ -45,11 +54,12 @@ class EchoRun:
         return self.round_trips / self.seconds
 
 
-def _handler(size: int) -> grpc.GenericRpcHandler:
+def _handler(size: int, answered: list[int]) -> grpc.GenericRpcHandler:
     reply = b"x" * size
 
     async def chat(requests: AsyncIterator[bytes], context: Any) -> AsyncIterator[bytes]:
         async for _ in requests:
+            answered[0] += 1
             yield reply
 
     return grpc.method_handlers_generic_handler(
@@ -96,8 +106,9 @@ def client_worker() -> None:
 
 async def run_echo(streams: int, size: int, seconds: float) -> EchoRun:
     """Serve here, ping-pong from a child process, and return what it measured."""
+    answered = [0]
     server = grpc.aio.server()
-    server.add_generic_rpc_handlers((_handler(size),))
+    server.add_generic_rpc_handlers((_handler(size, answered),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     try:
@@ -109,12 +120,15 @@ async def run_echo(streams: int, size: int, seconds: float) -> EchoRun:
             stdout=subprocess.PIPE,
         )
         plan = {"address": f"127.0.0.1:{port}", "streams": streams, "seconds": seconds}
+        began_cpu = time.process_time()
         out, _ = await child.communicate((json.dumps(plan) + "\n").encode())
+        server_cpu = time.process_time() - began_cpu
         report = json.loads(out or b"{}")
     finally:
         await server.stop(0.2)
     latencies = report.get("latencies", [])
-    return EchoRun(streams, size, len(latencies), report.get("seconds", seconds), latencies)
+    elapsed = report.get("seconds", seconds)
+    return EchoRun(streams, size, len(latencies), elapsed, latencies, server_cpu, answered[0])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -134,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"bare grpc.aio ping-pong, {run.streams} streams, {run.size}-byte replies: "
         f"{run.rate:,.0f} round trips/s, p50 {ordered[len(ordered) // 2] * 1e3:.2f} ms, "
-        f"p99 {p99 * 1e3:.2f} ms"
+        f"p99 {p99 * 1e3:.2f} ms; server CPU {run.server_cpu_per_trip * 1e6:.0f} us per round trip"
     )
     return 0
 

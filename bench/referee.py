@@ -641,8 +641,18 @@ def report_echo(wire: WireRun, echo: EchoRun) -> None:
     print(
         f"bare grpc.aio ping-pong, {echo.streams} streams, {echo.size}-byte replies (the mean "
         f"DecisionRequest): {echo.rate:,.0f} round trips/s, p50 {ms(percentile(lat, 0.5))}, "
-        f"p99 {ms(percentile(lat, 0.99))}"
+        f"p99 {ms(percentile(lat, 0.99))}; server CPU {echo.server_cpu_per_trip * 1e6:,.0f} us "
+        "per round trip"
     )
+    if echo.rate and wire.decisions and wire.cpu.get("total"):
+        # A referee on one core reaches half the bare rate only if a decision costs at most
+        # 2 / (bare rate) seconds of its CPU, whatever the decision is made of.
+        budget = 2 / echo.rate * 1e6
+        spent = wire.cpu["total"] / wire.decisions * 1e6
+        print(
+            f"CPU budget per decision for 50% of bare: {budget:,.0f} us (2 / bare rate); "
+            f"the referee spends {spent:,.0f} us = {spent / budget:.1f}x the budget"
+        )
     print(
         f"Ratio: referee round trips/s / bare round trips/s = {trips:,.0f} / {echo.rate:,.0f} = "
         f"{trips / echo.rate:.0%} (decisions/s: {wire.decisions / wire.seconds:,.0f})"
