@@ -60,6 +60,12 @@ GROUP BY r.tournament_id, r.round_no ORDER BY r.round_no
 """Per round, seconds spent in each phase, from the timestamps the stack stored."""
 
 
+def rotated(items: list[str], start: int) -> list[str]:
+    """`items` from index `start` (mod their number) round to the one before it."""
+    k = start % len(items)
+    return items[k:] + items[:k]
+
+
 def cpu_seconds(port: int) -> float:
     """The process CPU seconds a stack process reports on its metrics port (0 if unreadable).
 
@@ -107,7 +113,13 @@ async def run_tournament(stack: Stack, bots: int, rounds: int) -> tuple[float, i
             # As the admin: the registration rate limit is for strangers, not the operator.
             reply = await api.RegisterBot(request, metadata=metadata)
             players.append((StrategyBot("random", seed=i), reply.name, reply.token))
-        tasks = [asyncio.create_task(b.run_async(stack.address, t)) for b, _, t in players]
+        # Bot i starts at referee i mod N (and fails over to the others): one referee's bots
+        # would make every match's host that referee.
+        addresses = [r.address for r in stack.referees]
+        tasks = [
+            asyncio.create_task(b.run_async(rotated(addresses, i), t))
+            for i, (b, _, t) in enumerate(players)
+        ]
         while len((await api.ListBots(arena_pb2.ListBotsRequest())).bots) < bots:
             await asyncio.sleep(0.1)
         create = arena_pb2.CreateTournamentRequest(
@@ -151,6 +163,9 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument(
+        "--referees", type=int, default=1, help="referee processes, as `arena up --referees`"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         config = StackConfig(
@@ -160,13 +175,14 @@ def main() -> None:
             worker_metrics_port=free_port(),
             beat_metrics_port=free_port(),
             concurrency=args.concurrency,
+            referees=args.referees,
             logs_to_files=True,
         )
         os.environ.setdefault("ARENA_BEAT_EVERY", "0.5")
         for name in ("ARENA_DATABASE_URL", "ARENA_REDIS_URL"):  # a fresh, empty stack
             os.environ.pop(name, None)
         with Stack(config) as stack, contextlib.ExitStack():
-            ports = {"referee": config.referee_metrics_port}
+            ports = {r.name: r.metrics_port for r in stack.referees}
             cpu_before = {name: cpu_seconds(port) for name, port in ports.items()}
             wall, matches = asyncio.run(run_tournament(stack, args.bots, args.rounds))
             cpu = {name: cpu_seconds(port) - cpu_before[name] for name, port in ports.items()}
@@ -174,7 +190,7 @@ def main() -> None:
     local = in_process(matches)
     print(
         f"Swiss of Hart: {args.bots} instant bots, {args.rounds} rounds, 4-seat tables, "
-        f"worker concurrency {args.concurrency}"
+        f"worker concurrency {args.concurrency}, {args.referees} referee(s)"
     )
     print(
         f"  tournament wall time   {wall:8.1f} s for {matches} matches "
