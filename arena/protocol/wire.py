@@ -15,13 +15,13 @@ action of random matches of every game both ways, so a proto that drifts from it
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from arena.protocol import canonical
 from arena.v1 import common_pb2
 
 if TYPE_CHECKING:
@@ -251,5 +251,5 @@ def normalized(value: Wire) -> Wire:
 
 
 def compact(value: Wire) -> str:
-    """Canonical compact JSON text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    """Canonical compact JSON text (`json.dumps` with sorted keys and no spaces, faster)."""
+    return canonical.compact(value)

@@ -13,13 +13,12 @@ and typed message are kept in a bounded table in the encoder, never in the engin
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any
 
 from google.protobuf.descriptor import FieldDescriptor
 
-from arena.protocol import wire
+from arena.protocol import canonical, wire
 from arena.protocol.wire import enum_type, message_type
 from arena.v1 import common_pb2
 
@@ -32,16 +31,14 @@ Convert = Callable[[Wire], Any]
 ACTION_TABLE_LIMIT = 20_000
 """Distinct actions an encoder keeps encoded before it starts over (a bound, not a tuning knob)."""
 
-_TEXT = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
-
 
 class _Mismatch(Exception):
     """The compiled converter met a value it does not expect: let `wire` name the error."""
 
 
 def compact(value: Wire) -> str:
-    """Canonical compact JSON text, as `wire.compact` gives, with one reused encoder."""
-    return _TEXT.encode(value)
+    """Canonical compact JSON text, as `wire.compact` gives (`arena.protocol.canonical`)."""
+    return canonical.compact(value)
 
 
 def _is_map(field: AnyField) -> bool:
