@@ -77,7 +77,7 @@ def decision_request(
     typed = form != bot_pb2.PAYLOAD_FORM_JSON
     texts = form != bot_pb2.PAYLOAD_FORM_TYPED
     enc = encoding.encoder(game)
-    listing = list(space.listing() or [])
+    listing, texts_of, messages_of = _listed(enc, rules, space)
     request = bot_pb2.DecisionRequest(
         match_id=match_id,
         decision=decision.number,
@@ -95,11 +95,10 @@ def decision_request(
         except wire.WireError:
             log.exception("the %s view does not fit its proto; sending JSON only", game)
     if listing:
-        encoded = [_encoded(enc, rules, action) for action in listing]
         if texts:
-            request.legal_json.extend([text for text, _ in encoded])
+            request.legal_json.extend(texts_of)
         if typed:
-            request.legal.extend([message for _, message in encoded])
+            request.legal.extend(messages_of)
         return request, listing
     described = space.describe()
     assert isinstance(described, dict)
@@ -126,6 +125,35 @@ def refresh_deadline(request: bot_pb2.DecisionRequest, time_left: timedelta) -> 
     left = max(time_left, timedelta(0))
     request.deadline.FromNanoseconds(time.time_ns() + int(left.total_seconds() * 1e9))
     request.time_left.CopyFrom(to_duration(left))
+
+
+LISTING_CACHE_LIMIT = 4096
+"""Listed spaces kept encoded before the cache starts over (a bound, not a tuning knob)."""
+
+_LISTINGS: dict[int, tuple[ActionSpace[Any], list[Any], list[str], list[common_pb2.GameAction]]]
+_LISTINGS = {}
+
+
+def _listed(
+    enc: encoding.Encoder, rules: Rules[Any, Any, Any], space: ActionSpace[Any]
+) -> tuple[list[Any], list[str], list[common_pb2.GameAction]]:
+    """The space's listed actions (empty if it is described), their JSON texts and messages.
+
+    Engines hand out the same space object again for the same situation (Hart and Crossing
+    reuse one for most decisions), and a space is immutable: its encoded listing is kept by the
+    object's identity, holding the object so that the identity stays its own. The lists are
+    shared: callers read them.
+    """
+    found = _LISTINGS.get(id(space))
+    if found is not None and found[0] is space:
+        return found[1], found[2], found[3]
+    listing = list(space.listing() or [])
+    encoded = [_encoded(enc, rules, action) for action in listing]
+    texts, messages = [text for text, _ in encoded], [message for _, message in encoded]
+    if len(_LISTINGS) >= LISTING_CACHE_LIMIT:
+        _LISTINGS.clear()
+    _LISTINGS[id(space)] = (space, listing, texts, messages)
+    return listing, texts, messages
 
 
 def _encoded(

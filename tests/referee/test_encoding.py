@@ -107,3 +107,31 @@ def test_a_request_carries_the_forms_asked_for(form: int, typed: bool, texts: bo
             assert list(request.legal) == [wire.action_message("hart", d) for d in dumped]
         else:
             assert len(request.legal) == 0
+
+
+@pytest.mark.parametrize("game", engines.names())
+def test_a_cached_listing_is_the_listing_of_its_own_space(game: str) -> None:
+    # Twice over the same decisions: the second pass reads every listing from the cache that
+    # the first filled (spaces are kept by identity), and must list exactly the same actions.
+    rules = engines.get(game)
+    samples = _states(game, seeds=1)[:80]
+    for _ in range(2):
+        for state, decision, views in samples:
+            for seat in sorted(decision.seats):
+                space = rules.legal_actions(state, seat)
+                request, listing = requests.decision_request(
+                    7,
+                    rules,
+                    views[seat],
+                    decision,
+                    seat,
+                    timedelta(seconds=1),
+                    timedelta(0),
+                    form=bot_pb2.PAYLOAD_FORM_JSON,
+                    space=space,
+                )
+                expected = list(space.listing() or [])
+                assert listing == expected
+                assert list(request.legal_json) == [
+                    wire.compact(rules.dump_action(a)) for a in expected
+                ]
