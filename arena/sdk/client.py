@@ -31,6 +31,7 @@ from datetime import timedelta
 from typing import Any
 
 import grpc
+import orjson
 
 from arena.cli.bot_report import BotReport
 from arena.sdk.addresses import (
@@ -72,17 +73,28 @@ FAILOVER_HEARTBEAT = timedelta(seconds=2)
 left within about 5 s, well inside the arena's reconnect grace."""
 
 
+def _loads(text: str) -> Any:
+    """`json.loads`, through orjson (several times faster on a view) when it can. orjson refuses
+    NaN and malformed text, which json then reads or rejects with its own error; it reads an
+    integer beyond 64 bits as a float, but the arena sends none (views, actions and templates
+    are the engines' small integers)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+
+
 def turn_of(request: bot_pb2.DecisionRequest, game: str, seats: int) -> Turn:
     """The `Turn` a strategy sees for a decision request."""
-    legal = tuple(json.loads(text) for text in request.legal_json) if request.legal_json else None
+    legal = tuple(_loads(text) for text in request.legal_json) if request.legal_json else None
     space: Any = {"kind": "listed"}
     if legal is None:
         space = {
             "kind": "mixed",
-            "actions": [json.loads(text) for text in request.space.actions_json],
+            "actions": [_loads(text) for text in request.space.actions_json],
             "ranges": [
                 {
-                    "template": json.loads(r.template_json),
+                    "template": _loads(r.template_json),
                     "field": r.field,
                     "min": r.min,
                     "max": r.max,
@@ -96,7 +108,7 @@ def turn_of(request: bot_pb2.DecisionRequest, game: str, seats: int) -> Turn:
         seats=seats,
         decision=request.decision,
         label=request.label,
-        view=json.loads(request.view_json),
+        view=_loads(request.view_json),
         legal=legal,
         space=space,
         match_id=request.match_id,
