@@ -134,3 +134,28 @@ def test_each_seat_sees_what_happened_since_it_last_decided() -> None:
     assert "rolled" in kinds0 and "moved" in kinds0 and "setup_roll" not in kinds0
     public = [e["kind"] for e in driver.view(None)["events"]]
     assert "moved" in public and "rolled" not in public
+
+
+def _strictly_equal(a: object, b: object) -> bool:
+    """Equal with the same types all the way down (a tuple is not a list here)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(_strictly_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_strictly_equal(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+def test_a_views_board_is_a_fresh_copy_of_the_static_section_as_json_gives_it() -> None:
+    import json
+
+    from engines.crossing import view
+
+    for name, board in view.BOARDS.items():
+        copy = view.board_json(name)
+        assert _strictly_equal(copy, json.loads(json.dumps(view._static(board))))
+        again = view.board_json(name)
+        assert again is not copy and again["spaces"] is not copy["spaces"]
+        copy["spaces"].clear()  # a consumer that edits its copy changes no other view
+        assert view.board_json(name)["spaces"]
