@@ -2,7 +2,9 @@
 
 Players are positions 0..n-1 in standing order; `met[i]` maps the positions `i` has met to how
 often. Before searching, a capacity count (arena/tournament/strangers.py) proves no seating
-exists when more players can only take short seats than there are, or only full ones. The search
+exists when more players can only take short seats than there are, or only full ones. Then, when
+the stranger graph is sparse enough to list its tables, an exact cover over the listed tables
+(arena/tournament/cover.py) decides most rounds within its budget. Otherwise, the search
 seats next, of the few players with the fewest strangers left (players barred from short seats
 first), the one with the fewest tables it could still take, as an exact cover search picks its
 column; it fills that table from the nearest standings outwards, so the first seating found
@@ -21,6 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.tournament.cover import Cover, CoverOutOfBudget, TooManyTables
 from arena.tournament.matching import pair_strangers
 from arena.tournament.strangers import Slot as Slot  # re-exported: callers name slots by it
 from arena.tournament.strangers import (
@@ -81,16 +84,36 @@ def find_rematch_free(
     restarts: int,
     seed: int,
     first_budget: int = 0,
+    cover_budget: int = 0,
+    cover_tables: int = 0,
 ) -> Verdict:
     """Seat every position at the `slots` (or among `sit_out`) with no two who met before.
 
     With `eligible`, only eligible positions take a short-table seat (a slot whose kind is in
     `short_kinds`) or sit out. The first attempt explores at most `first_budget` nodes (at
     least `budget`): it is the one that can prove no seating exists, which restarts cannot;
-    each restart explores at most `budget`.
+    each restart explores at most `budget`. With `cover_budget`, an exact cover over the listed
+    tables (arena/tournament/cover.py, at most `cover_tables` of them) decides first.
     """
     if over_capacity(met, slots, sit_out, short_kinds, eligible):
         return Verdict(None, True)
+    if cover_budget:
+        try:
+            covered = Cover(
+                met, dict(slots), sit_out, short_kinds, eligible, cover_budget, cover_tables
+            ).run()
+        except CoverOutOfBudget:
+            # The cover spent the time of the long first attempt, and proves more per node:
+            # only the restarts, which find some seatings it missed, are left to try.
+            first_budget = 0
+        except TooManyTables:
+            # A dense stranger graph: the search below finds a seating there at once, when
+            # one exists; its long first attempt proved none on the wide sweep.
+            first_budget = 0
+        else:
+            if covered is None:
+                return Verdict(None, True)
+            return Verdict(Seating(tuple(covered[0]), tuple(covered[1])), False)
     rnd = random.Random(seed)
     proven = False
     for attempt in range(restarts + 1):

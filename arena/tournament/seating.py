@@ -29,6 +29,13 @@ _FREE_BUDGET = 1_000
 _FREE_WORK = 60_000
 _FREE_RESTARTS = 3
 _FREE_LIMIT = 400
+# The exact cover over listed tables that decides first (arena/tournament/cover.py): its work
+# (live tables visited, about a microsecond each) for the first question and for the fallback,
+# and the most tables it lists (a denser stranger graph is left to the table-by-table search,
+# which finds seatings there at once).
+_COVER_BUDGET = 50_000
+_COVER_FALLBACK_BUDGET = 16_000
+_COVER_TABLES = 3_000
 # Passes of pairwise swaps that bring the score spread down after that search.
 _POLISH_PASSES = 3
 _POLISH_REACH = 3
@@ -80,6 +87,8 @@ def _rematch_free(
             seed,
             # Only the first question gets the long proving attempt: the pairing's time is bounded.
             _FREE_WORK // field.size if attempt == 0 else 0,
+            _COVER_BUDGET if attempt == 0 else _COVER_FALLBACK_BUDGET,
+            _COVER_TABLES,
         )
         if verdict.seating is not None:
             seating = verdict.seating
