@@ -126,26 +126,32 @@ class Cover:
         self.work += sum(map(len, live))
         if self.work > self.budget:
             raise CoverOutOfBudget
-        player = self._column(live, unseated)
-        if player is None:
+        column = self._column(live, unseated)
+        if column is None:
             return False
+        player, count = column
         bit = 1 << player
-        for k, tables in enumerate(live):
-            for mask, members in [x for x in tables if x[0] & bit]:
-                self.left[k] -= 1
-                rest = [
-                    [x for x in ts if not x[0] & mask] if self.left[j] else []
-                    for j, ts in enumerate(live)
-                ]
-                self.chosen.append((k, members))
-                if self._descend(rest, unseated - len(members)):
-                    return True
-                self.chosen.pop()
-                self.left[k] += 1
+        options = [(k, x) for k, tables in enumerate(live) for x in tables if x[0] & bit]
+        # The tables whose players have the fewest other tables first (stable: the nearest in
+        # the standings among equals): 18 seatings found instead of 15 on the test fixture's
+        # rounds, at the price of some score grouping that the polish after it wins back.
+        options.sort(key=lambda option: sum(count[p] for p in option[1][1]))
+        for k, (mask, members) in options:
+            self.left[k] -= 1
+            rest = [
+                [x for x in ts if not x[0] & mask] if self.left[j] else []
+                for j, ts in enumerate(live)
+            ]
+            self.chosen.append((k, members))
+            if self._descend(rest, unseated - len(members)):
+                return True
+            self.chosen.pop()
+            self.left[k] += 1
         return False
 
-    def _column(self, live: list[list[_Table]], unseated: int) -> int | None:
-        """The unseated player with the fewest live tables, or None when the branch is dead:
+    def _column(self, live: list[list[_Table]], unseated: int) -> tuple[int, Counter[int]] | None:
+        """The unseated player with the fewest live tables and every unseated player's count of
+        live tables, or None when the branch is dead:
         some player has none, or the Hall count over slot kinds fails (the players who can only
         take seats of some kinds outnumber those kinds' seats). Counted with Counter and sets,
         whose loops run in C: this is the search's innermost step."""
@@ -160,4 +166,4 @@ class Cover:
                 seats = sum(self.left[k] * self.seats[k] for k in range(kinds) if subset >> k & 1)
                 if unseated - len(elsewhere) > seats:
                     return None
-        return min(count, key=lambda p: (count[p], p))
+        return min(count, key=lambda p: (count[p], p)), count
