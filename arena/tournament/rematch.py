@@ -44,10 +44,12 @@ class Seating:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """What the search found: a seating, or None with whether none can exist (`proven`)."""
+    """What the search found: a seating, or None with whether none can exist (`proven`); and
+    the work the exact cover spent (live tables visited), so a caller can share a budget."""
 
     seating: Seating | None
     proven: bool
+    cover_work: int = 0
 
 
 # Inside the search, players with at most this many strangers per seat they must fill are
@@ -97,11 +99,11 @@ def find_rematch_free(
     """
     if over_capacity(met, slots, sit_out, short_kinds, eligible):
         return Verdict(None, True)
+    spent = 0
     if cover_budget:
+        cover = Cover(met, dict(slots), sit_out, short_kinds, eligible, cover_budget, cover_tables)
         try:
-            covered = Cover(
-                met, dict(slots), sit_out, short_kinds, eligible, cover_budget, cover_tables
-            ).run()
+            covered = cover.run()
         except CoverOutOfBudget:
             # The cover spent the time of the long first attempt, and proves more per node:
             # only the restarts, which find some seatings it missed, are left to try.
@@ -112,8 +114,9 @@ def find_rematch_free(
             first_budget = 0
         else:
             if covered is None:
-                return Verdict(None, True)
-            return Verdict(Seating(tuple(covered[0]), tuple(covered[1])), False)
+                return Verdict(None, True, cover.work)
+            return Verdict(Seating(tuple(covered[0]), tuple(covered[1])), False, cover.work)
+        spent = cover.work
     rnd = random.Random(seed)
     proven = False
     for attempt in range(restarts + 1):
@@ -131,16 +134,17 @@ def find_rematch_free(
         if found is None:
             proven = True
             break
-        return Verdict(found, False)
+        return Verdict(found, False, spent)
     kinds = [slot for slot, count in slots.items() if count]
     if not proven and len(kinds) == 1 and kinds[0][1] == 2 and kinds[0][0] not in short_kinds:
         # Every table seats two: a matching decides exactly where the search ran out.
         paired = pair_strangers(met, sit_out, eligible)
         if paired is None:
-            return Verdict(None, True)
+            return Verdict(None, True, spent)
         pairs, out = paired
-        return Verdict(Seating(tuple((kinds[0], pair) for pair in pairs), tuple(out)), False)
-    return Verdict(None, proven)
+        seating = Seating(tuple((kinds[0], pair) for pair in pairs), tuple(out))
+        return Verdict(seating, False, spent)
+    return Verdict(None, proven, spent)
 
 
 class _Search:
