@@ -18,11 +18,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from itertools import chain
+from math import comb
 
 from arena.tournament.strangers import Slot
 
 # A listed table: the bit mask of its players, and the players ascending.
 _Table = tuple[int, tuple[int, ...]]
+
+
+# How far beyond the table cap the estimated count of the largest tables may go before the
+# listing is not even tried (the estimate is rough: the field is not a random graph).
+_ESTIMATE_SLACK = 8
 
 
 class CoverOutOfBudget(Exception):
@@ -91,6 +97,12 @@ class Cover:
         n = self.n
         everyone = (1 << n) - 1
         strangers = [everyone ^ (1 << p) ^ sum(1 << q for q in mine) for p, mine in enumerate(met)]
+        # Random-graph estimate of the tables there are: far beyond the cap (a dense field, such
+        # as 120 players in round 4), listing up to the cap only to give up would be time lost.
+        density = sum(s.bit_count() for s in strangers) / max(1, n * (n - 1))
+        size = max(size for _, size in self.kinds)
+        if comb(n, size) * density ** (size * (size - 1) // 2) > _ESTIMATE_SLACK * table_cap:
+            raise TooManyTables
         listed = 0
         for kind, size in self.kinds:
             pool = everyone
