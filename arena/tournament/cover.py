@@ -100,7 +100,7 @@ class Cover:
         # Random-graph estimate of the tables there are: far beyond the cap (a dense field, such
         # as 120 players in round 4), listing up to the cap only to give up would be time lost.
         density = sum(s.bit_count() for s in strangers) / max(1, n * (n - 1))
-        size = max(size for _, size in self.kinds)
+        size = max((size for _, size in self.kinds), default=0)
         if comb(n, size) * density ** (size * (size - 1) // 2) > _ESTIMATE_SLACK * table_cap:
             raise TooManyTables
         listed = 0
