@@ -117,8 +117,8 @@ def test_the_cover_agrees_with_an_exhaustive_search_on_small_fields(seed: int) -
 
 
 def test_a_cover_that_runs_out_of_budget_says_so() -> None:
-    # Nine strangers to one another at three 3-seat tables, the first table refused: the
-    # search needs more than one node.
+    # Nine strangers to one another at three 3-seat tables: the root alone visits 84 live
+    # tables, more than a budget of one.
     met: list[dict[int, int]] = [{} for _ in range(9)]
     cover = Cover(met, {(0, 3): 3}, 0, frozenset(), None, 1, 100)
     with pytest.raises(CoverOutOfBudget):
