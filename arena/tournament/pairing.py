@@ -40,8 +40,9 @@ __all__ = [
 # and then, so that byes and short tables go low and tables stay compact, standing position.
 # Small fields are solved exactly by branch and bound. Larger fields are folded greedily and each
 # group that still has a repeat or an unfair seat is re-solved exactly with nearby groups. If a
-# repeat is left, a most-constrained-first search (arena/tournament/rematch.py) decides whether a
-# rematch-free seating exists; when it finds one, pairwise re-solving of nearby tables brings
+# repeat is left, an exact cover over the listed tables of mutual strangers (cover.py), or in a
+# dense field a most-constrained-first search (rematch.py), decides whether a rematch-free
+# seating exists; when it finds one, pairwise re-solving of nearby tables brings
 # the score spread back down without letting a repeat in. When repeats are provably unavoidable
 # (a lower bound is met, or the search proved no rematch-free seating exists), it stops.
 

@@ -2,7 +2,9 @@
 
 Players are positions 0..n-1 in standing order; `met[i]` maps the positions `i` has met to how
 often. Before searching, a capacity count (arena/tournament/strangers.py) proves no seating
-exists when more players can only take short seats than there are, or only full ones. The search
+exists when more players can only take short seats than there are, or only full ones. Then, when
+the stranger graph is sparse enough to list its tables, an exact cover over the listed tables
+(arena/tournament/cover.py) decides most rounds within its budget. Otherwise, the search
 seats next, of the few players with the fewest strangers left (players barred from short seats
 first), the one with the fewest tables it could still take, as an exact cover search picks its
 column; it fills that table from the nearest standings outwards, so the first seating found
@@ -21,6 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.tournament.cover import Cover, CoverOutOfBudget, TooManyTables
 from arena.tournament.matching import pair_strangers
 from arena.tournament.strangers import Slot as Slot  # re-exported: callers name slots by it
 from arena.tournament.strangers import (
@@ -41,10 +44,12 @@ class Seating:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """What the search found: a seating, or None with whether none can exist (`proven`)."""
+    """What the search found: a seating, or None with whether none can exist (`proven`); and
+    the work the exact cover spent (live tables visited), so a caller can share a budget."""
 
     seating: Seating | None
     proven: bool
+    cover_work: int = 0
 
 
 # Inside the search, players with at most this many strangers per seat they must fill are
@@ -81,16 +86,37 @@ def find_rematch_free(
     restarts: int,
     seed: int,
     first_budget: int = 0,
+    cover_budget: int = 0,
+    cover_tables: int = 0,
 ) -> Verdict:
     """Seat every position at the `slots` (or among `sit_out`) with no two who met before.
 
     With `eligible`, only eligible positions take a short-table seat (a slot whose kind is in
     `short_kinds`) or sit out. The first attempt explores at most `first_budget` nodes (at
     least `budget`): it is the one that can prove no seating exists, which restarts cannot;
-    each restart explores at most `budget`.
+    each restart explores at most `budget`. With `cover_budget`, an exact cover over the listed
+    tables (arena/tournament/cover.py, at most `cover_tables` of them) decides first.
     """
     if over_capacity(met, slots, sit_out, short_kinds, eligible):
         return Verdict(None, True)
+    spent = 0
+    if cover_budget:
+        cover = Cover(met, dict(slots), sit_out, short_kinds, eligible, cover_budget, cover_tables)
+        try:
+            covered = cover.run()
+        except CoverOutOfBudget:
+            # The cover spent the time of the long first attempt, and proves more per node:
+            # only the restarts, which find some seatings it missed, are left to try.
+            first_budget = 0
+        except TooManyTables:
+            # A dense stranger graph: the search below finds a seating there at once, when
+            # one exists; its long first attempt proved none on the wide sweep.
+            first_budget = 0
+        else:
+            if covered is None:
+                return Verdict(None, True, cover.work)
+            return Verdict(Seating(tuple(covered[0]), tuple(covered[1])), False, cover.work)
+        spent = cover.work
     rnd = random.Random(seed)
     proven = False
     for attempt in range(restarts + 1):
@@ -108,16 +134,17 @@ def find_rematch_free(
         if found is None:
             proven = True
             break
-        return Verdict(found, False)
+        return Verdict(found, False, spent)
     kinds = [slot for slot, count in slots.items() if count]
     if not proven and len(kinds) == 1 and kinds[0][1] == 2 and kinds[0][0] not in short_kinds:
         # Every table seats two: a matching decides exactly where the search ran out.
         paired = pair_strangers(met, sit_out, eligible)
         if paired is None:
-            return Verdict(None, True)
+            return Verdict(None, True, spent)
         pairs, out = paired
-        return Verdict(Seating(tuple((kinds[0], pair) for pair in pairs), tuple(out)), False)
-    return Verdict(None, proven)
+        seating = Seating(tuple((kinds[0], pair) for pair in pairs), tuple(out))
+        return Verdict(seating, False, spent)
+    return Verdict(None, proven, spent)
 
 
 class _Search:

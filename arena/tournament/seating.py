@@ -29,6 +29,13 @@ _FREE_BUDGET = 1_000
 _FREE_WORK = 60_000
 _FREE_RESTARTS = 3
 _FREE_LIMIT = 400
+# The exact cover over listed tables that decides first (arena/tournament/cover.py): its work
+# (live tables visited, about a microsecond each) for the first question, and at least for the
+# fallback, and the most tables it lists (a denser stranger graph is left to the table-by-table
+# search, which finds seatings there at once).
+_COVER_BUDGET = 50_000
+_COVER_FALLBACK_BUDGET = 16_000
+_COVER_TABLES = 3_000
 # Passes of pairwise swaps that bring the score spread down after that search.
 _POLISH_PASSES = 3
 _POLISH_REACH = 3
@@ -67,6 +74,10 @@ def _rematch_free(
     tries: list[list[bool] | None] = [fresh, None] if sum(fresh) >= want else [None]
     if fair_only:
         tries = tries[:1] if sum(fresh) >= want else []
+    # The cover's work is shared: the fallback question gets what the first one left over, up to
+    # the first one's budget (most first questions are decided within a few thousand), so the
+    # round's total stays bounded.
+    cover_left = _COVER_BUDGET + _COVER_FALLBACK_BUDGET
     for attempt, eligible in enumerate(tries):
         verdict = find_rematch_free(
             field.met,
@@ -80,7 +91,10 @@ def _rematch_free(
             seed,
             # Only the first question gets the long proving attempt: the pairing's time is bounded.
             _FREE_WORK // field.size if attempt == 0 else 0,
+            max(0, min(_COVER_BUDGET, cover_left)),
+            _COVER_TABLES,
         )
+        cover_left -= verdict.cover_work
         if verdict.seating is not None:
             seating = verdict.seating
             found: list[Group] = [(Kind(slot[0]), list(m)) for slot, m in seating.tables]
