@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
-from engines.api import Event, Json, Seat
+from engines.api import Decision, Event, Json, Seat, Transition
+
+T = TypeVar("T")
 
 Setter = Callable[[Any, Any], None]
 
@@ -26,6 +28,38 @@ def setters(cls: type, *names: str) -> tuple[Setter, ...]:
     if names != fields or hasattr(cls, "__post_init__") or "__slots__" not in vars(cls):
         raise TypeError(f"{cls.__name__}: expected the slotted fields {fields}, got {names}")
     return tuple(vars(cls)[name].__set__ for name in names)
+
+
+_new = object.__new__
+_set_number, _set_seats, _set_label = setters(Decision, "number", "seats", "label")
+_set_state, _set_events = setters(Transition, "state", "events")
+
+
+def new_decision(number: int, seats: frozenset[Seat], label: str) -> Decision:
+    """`Decision(number, seats, label)`, built through its slots' setters: every game builds
+    one per decision, and calling the class (`type.__call__`, then the dataclass `__init__`
+    with an `object.__setattr__` per field) cost about twice as much."""
+    built = _new(Decision)
+    _set_number(built, number)
+    _set_seats(built, seats)
+    _set_label(built, label)
+    return built
+
+
+def new_transition(state: T, events: tuple[Event, ...]) -> Transition[T]:
+    """`Transition(state, events)`, built through its slots' setters (every step returns one)."""
+    built: Transition[T] = _new(Transition)
+    _set_state(built, state)
+    _set_events(built, events)
+    return built
+
+
+_ONE_SEAT = tuple(frozenset((seat,)) for seat in range(16))
+
+
+def one_seat(seat: Seat) -> frozenset[Seat]:
+    """`frozenset({seat})`, shared: most decisions are one seat's."""
+    return _ONE_SEAT[seat] if seat < 16 else frozenset((seat,))
 
 
 _EVENT_SETTERS = setters(Event, "number", "kind", "data", "audience")

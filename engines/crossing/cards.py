@@ -11,6 +11,7 @@ from engines.api import Json, ListedSpace, Seat
 from engines.crossing.actions import Action, BuyCards, Pass, PickCar, PlayStop, Roll
 from engines.crossing.components import CREWS, Board, Crew
 from engines.crossing.decisions import listed, pick_cars, unanswered
+from engines.crossing.records import new_task
 from engines.crossing.state import CrewMode, CrossingState, Label, Op, Player, Prompt, Task
 from engines.crossing.work import Work
 
@@ -116,7 +117,7 @@ def answer_declare(w: Work, prompt: Prompt, actions: Mapping[Seat, Action]) -> N
     """Resolve the Stops first; a turn that survives them carries out the active seat's plan."""
     stop(w, prompt, actions)
     if w.turn.lost:
-        w.then(Task(Op.END_TURN))
+        w.then(new_task(Op.END_TURN))
         return
     seat, action = prompt.seat, actions[prompt.seat]
     villain = action.villain if isinstance(action, Roll | BuyCards) else None
@@ -124,11 +125,11 @@ def answer_declare(w: Work, prompt: Prompt, actions: Mapping[Seat, Action]) -> N
         play_railroad_crew(w, seat, action.crew)
         if action.engineer:
             declare_engineer(w, seat)
-        main = Task(Op.ROLL, seat)
+        main = new_task(Op.ROLL, seat)
     else:
         w.emit("buys_instead", seat=seat)
-        main = Task(Op.BUY_CARDS, seat)
-    tasks = [main, Task(Op.END_TURN)]
+        main = new_task(Op.BUY_CARDS, seat)
+    tasks = [main, new_task(Op.END_TURN)]
     if villain is not None:
         tasks.insert(0, play_villain(w, seat, villain))
     w.then(*tasks)
@@ -168,7 +169,7 @@ def play_villain(w: Work, seat: Seat, victim: Seat) -> Task:
     """Discard the Villain; the task that makes `victim` drop a car (picked as D13 says)."""
     play_card(w, seat, Crew.VILLAIN, "villain")
     chooser = seat if w.settings.villain_chooses else victim
-    return Task(Op.VILLAIN, victim, other=chooser)
+    return new_task(Op.VILLAIN, victim, other=chooser)
 
 
 def villain(w: Work, task: Task) -> None:

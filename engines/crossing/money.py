@@ -6,6 +6,7 @@ from engines.api import ListedSpace, Seat
 from engines.crossing.actions import Action, PickCar, PickContract
 from engines.crossing.contracts import return_contract
 from engines.crossing.decisions import listed, pick_cars, pick_contracts, unanswered
+from engines.crossing.records import new_task
 from engines.crossing.state import CrossingState, Label, Op, Prompt, Task
 from engines.crossing.work import Work
 
@@ -27,7 +28,7 @@ def answer_rack_limit(w: Work, prompt: Prompt, action: Action) -> None:
     if isinstance(action, PickCar):
         seat = prompt.seats[0]
         w.sell_car(seat, action.car, "rack_limit")
-        w.then(Task(Op.RACK_CHECK, seat))
+        w.then(new_task(Op.RACK_CHECK, seat))
     else:
         unanswered(prompt, action)
 
@@ -68,4 +69,4 @@ def answer_raise_cash(w: Work, prompt: Prompt, action: Action) -> None:
         return_contract(w, seat, contract.index, "raise_cash")
         w.money[seat] += price
         w.emit("contract_sold", seat=seat, contract=contract.id, price=price)
-    w.then(Task(Op.DEBT, seat, other=prompt.space, amount=prompt.value))
+    w.then(new_task(Op.DEBT, seat, other=prompt.space, amount=prompt.value))

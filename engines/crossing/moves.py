@@ -9,6 +9,7 @@ from engines.crossing.actions import Action, Discard, PickSpace
 from engines.crossing.cards import play_card
 from engines.crossing.components import CARS, CREWS, Board, Car, Kind
 from engines.crossing.decisions import listed, unanswered
+from engines.crossing.records import new_task
 from engines.crossing.state import CrossingState, Label, Op, Prompt, Task
 from engines.crossing.work import Work, as_json
 
@@ -18,7 +19,7 @@ def roll(w: Work, task: Task) -> None:
     seat, crew = w.turn.active, w.turn.crew
     dice = [w.die()] if crew.slow else [w.die(), w.die()]
     w.emit("rolled", seat=seat, dice=as_json(dice), crew=crew.value)
-    w.then(Task(Op.MOVE, seat, amount=sum(dice), flag=crew.reverse))
+    w.then(new_task(Op.MOVE, seat, amount=sum(dice), flag=crew.reverse))
     if len(dice) == 2 and dice[0] == dice[1]:
         double(w, seat, dice[0])
 
@@ -96,7 +97,7 @@ def arrive(w: Work, seat: Seat, space: int, passed_central: bool, own: bool, how
     if reached and len(w.contracts[seat]) >= w.board.win_contracts:
         w.end_game(Termination.COMPLETED, seat)
         return
-    w.then(Task(Op.LAND, seat, own=own))
+    w.then(new_task(Op.LAND, seat, own=own))
 
 
 def land(w: Work, task: Task) -> None:
@@ -105,7 +106,7 @@ def land(w: Work, task: Task) -> None:
     if task.own and w.occupied(seat):
         w.set_turn(occupied=True)
     took = bool(w.loose[w.position[seat]])
-    w.then(Task(Op.EFFECT, seat, own=task.own, flag=took))
+    w.then(new_task(Op.EFFECT, seat, own=task.own, flag=took))
     take_loose(w, seat)
 
 
@@ -120,7 +121,7 @@ def take_loose(w: Work, seat: Seat) -> bool:
     for car in taken:
         w.add_cars(seat, CARS.index(car), 1)
         w.emit("car_picked_up", seat=seat, car=car.value, space=here)
-    w.then(Task(Op.RACK_CHECK, seat))
+    w.then(new_task(Op.RACK_CHECK, seat))
     return True
 
 

@@ -15,6 +15,7 @@ from engines.crossing.turns import answer, run
 from engines.crossing.view import observe, scramble
 from engines.crossing.wire import dump_action, parse_action
 from engines.crossing.work import Work
+from engines.frozen import new_decision, new_transition
 from engines.options import Option
 from engines.rng import Rng
 
@@ -51,13 +52,13 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
         """Deal hands, roll the starting cars and the first player; run to the first decision."""
         w = deal(Settings.of(self.resolve_options(options)), seats, rng)
         run(w)
-        return Transition(w.freeze(0), tuple(w.events))
+        return new_transition(w.freeze(0), tuple(w.events))
 
     def decision(self, state: CrossingState) -> Decision | None:
         """The waiting decision, or None once the game is over."""
         if state.prompt is None:
             return None
-        return Decision(state.number, frozenset(state.prompt.seats), state.prompt.label.value)
+        return new_decision(state.number, frozenset(state.prompt.seats), state.prompt.label.value)
 
     def legal_actions(self, state: CrossingState, seat: Seat) -> ActionSpace[Action]:
         """The legal actions of `seat` now (see `engines.crossing.legal`)."""
@@ -74,7 +75,7 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
         w = Work(state, rng)
         answer(w, actions)
         run(w)
-        return Transition(w.freeze(state.number + 1), tuple(w.events))
+        return new_transition(w.freeze(state.number + 1), tuple(w.events))
 
     def observe(self, state: CrossingState, viewer: Seat | None) -> dict[str, Json]:
         """The view of `viewer` (documented in `engines.crossing.wire`)."""

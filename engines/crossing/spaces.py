@@ -15,6 +15,7 @@ from engines.crossing.cards import draw
 from engines.crossing.components import CARS, Car, Kind
 from engines.crossing.decisions import listed, pick_cars, unanswered
 from engines.crossing.moves import arrive, rolls_double, teleport_targets
+from engines.crossing.records import new_task
 from engines.crossing.state import CrossingState, Label, Op, Prompt, Task
 from engines.crossing.work import Work
 
@@ -33,7 +34,7 @@ def nothing(w: Work, task: Task) -> None:
 # -- GOVT CONTRACT (and CORNER STATIONS; General rule 1): buying crew cards ---------------------
 def govt_contract(w: Work, task: Task) -> None:
     """GOVT CONTRACT: the seat may buy crew cards."""
-    w.then(Task(Op.BUY_CARDS, task.seat))
+    w.then(new_task(Op.BUY_CARDS, task.seat))
 
 
 def offer_crew_cards(w: Work, task: Task) -> None:
@@ -99,7 +100,7 @@ def stop_space(w: Work, task: Task) -> None:
 def pay_taxes(w: Work, task: Task) -> None:
     """PAY TAXES: a debt to the bank of the printed amount."""
     amount = w.board.spaces[w.position[task.seat]].amount
-    w.then(Task(Op.DEBT, task.seat, amount=amount))
+    w.then(new_task(Op.DEBT, task.seat, amount=amount))
 
 
 def crew_cards(w: Work, task: Task) -> None:
@@ -146,10 +147,10 @@ def answer_yard(w: Work, prompt: Prompt, action: Action) -> None:
 def corner_station(w: Work, task: Task) -> None:
     """Every other seat owes a fee per passenger car (clockwise); then crew cards may be bought."""
     seat = task.seat
-    w.then(Task(Op.BUY_CARDS, seat))
+    w.then(new_task(Op.BUY_CARDS, seat))
     if w.rack[seat][PASSENGER]:
         fee = w.board.passenger_fee * w.rack[seat][PASSENGER]
-        w.then(*(Task(Op.DEBT, payer, other=seat, amount=fee) for payer in w.left_of(seat)))
+        w.then(*(new_task(Op.DEBT, payer, other=seat, amount=fee) for payer in w.left_of(seat)))
 
 
 # -- DERAIL -------------------------------------------------------------------------------------

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
 from engines.api import Termination
 from engines.crossing.data import BOARDS, DEFAULT_BOARD, Board, Car
@@ -271,43 +270,6 @@ class TurnState:
     """Stop cards played against this turn."""
     lost: bool = False
     """A Stop duel took this turn away."""
-
-
-def evolve_turn(turn: TurnState, **changes: Any) -> TurnState:
-    """`dataclasses.replace(turn, **changes)`, spelled out: the turn record is replaced about once a
-    step, and `replace`'s walk over the fields took twice as long as this."""
-    if not changes.keys() <= _TURN_FIELDS:
-        raise TypeError(f"TurnState has no field(s) {sorted(changes.keys() - _TURN_FIELDS)}")
-    get = changes.get
-    return TurnState(
-        get("active", turn.active),
-        get("chain", turn.chain),
-        get("crew", turn.crew),
-        get("engineer", turn.engineer),
-        get("occupied", turn.occupied),
-        get("roll_again", turn.roll_again),
-        get("ends", turn.ends),
-        get("no_engineer", turn.no_engineer),
-        get("stops", turn.stops),
-        get("lost", turn.lost),
-    )
-
-
-_TURN_NAMES = (
-    "active",
-    "chain",
-    "crew",
-    "engineer",
-    "occupied",
-    "roll_again",
-    "ends",
-    "no_engineer",
-    "stops",
-    "lost",
-)
-_TURN_FIELDS = frozenset(_TURN_NAMES)
-if tuple(f.name for f in fields(TurnState)) != _TURN_NAMES:  # pragma: no cover - a code invariant
-    raise AssertionError("evolve_turn must pass every field of TurnState, in order")
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from engines.api import Seat, Termination
 from engines.crossing import cards, contracts, money, moves, spaces
 from engines.crossing.actions import Action
 from engines.crossing.decisions import Answer
+from engines.crossing.records import new_task
 from engines.crossing.state import Label, Op, Task
 from engines.crossing.work import Work
 
@@ -62,9 +63,9 @@ def end_turn(w: Work, task: Task) -> None:
     used = cards.settle_engineer(w, room, earned)
     if room and (earned or used):
         w.emit("extra_turn", seat=turn.active)
-        w.then(Task(Op.BEGIN_TURN, turn.active, amount=turn.chain + 1))
+        w.then(new_task(Op.BEGIN_TURN, turn.active, amount=turn.chain + 1))
     else:
-        w.then(Task(Op.BEGIN_TURN, (turn.active + 1) % w.seats))
+        w.then(new_task(Op.BEGIN_TURN, (turn.active + 1) % w.seats))
 
 
 HANDLERS: dict[Op, Callable[[Work, Task], None]] = {

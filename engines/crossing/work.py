@@ -15,6 +15,7 @@ from typing import Any
 
 from engines.api import Event, Json, Seat, Termination
 from engines.crossing.data import CARS, Car
+from engines.crossing.records import evolve_turn, new_prompt, new_task, new_turn
 from engines.crossing.state import (
     CrossingState,
     Label,
@@ -22,8 +23,6 @@ from engines.crossing.state import (
     Player,
     Prompt,
     Task,
-    TurnState,
-    evolve_turn,
 )
 from engines.frozen import event, setters
 from engines.rng import Rng
@@ -118,11 +117,11 @@ class Work:
         passes: tuple[int, ...] = (),
     ) -> None:
         """Wait for `seat`'s decision (the context fields are those of `Prompt`)."""
-        self.prompt = Prompt(label, (seat,), seat, own, value, space, spaces, passes)
+        self.prompt = new_prompt(label, (seat,), seat, own, value, space, spaces, passes)
 
     def ask_seats(self, label: Label, seats: tuple[Seat, ...], about: Seat) -> None:
         """Wait for the decisions of `seats` about `about`."""
-        self.prompt = Prompt(label, seats, about)
+        self.prompt = new_prompt(label, seats, about)
 
     def set_turn(self, **changes: Any) -> None:
         """Change fields of the turn in progress."""
@@ -147,7 +146,7 @@ class Work:
 
     def new_turn(self, active: Seat, chain: int) -> None:
         """Start a fresh turn record."""
-        self.turn = TurnState(active=active, chain=chain)
+        self.turn = new_turn(active=active, chain=chain)
 
     # -- dice ---------------------------------------------------------------------------------
     def die(self) -> int:
@@ -192,7 +191,7 @@ class Work:
         self.yards[i] -= 1
         self.add_cars(seat, i, 1)
         self.emit("car_gained", seat=seat, car=car.value, why=why)
-        self.then(Task(Op.RACK_CHECK, seat))
+        self.then(new_task(Op.RACK_CHECK, seat))
         return True
 
     def sell_car(self, seat: Seat, car: Car, why: str) -> None:

@@ -23,6 +23,7 @@ from engines.api import (
     Seat,
     Transition,
 )
+from engines.frozen import new_decision, new_transition
 from engines.hart import legal, scoring, turns, view, wire
 from engines.hart.actions import Action
 from engines.hart.data import SEAT_COUNTS
@@ -77,7 +78,7 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
         phase = state.phase
         if phase is Phase.OVER:
             return None
-        return Decision(state.number, frozenset(legal.acting(state)), _LABELS[phase])
+        return new_decision(state.number, frozenset(legal.acting(state)), _LABELS[phase])
 
     def legal_actions(self, state: HartState, seat: Seat) -> ActionSpace[Action]:
         """The legal actions of `seat`, which must be deciding now."""
@@ -90,7 +91,7 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
         work = Work(state)
         turns.play(work, actions, rng)
         work.number = decision.number + 1
-        return Transition(work.freeze(), tuple(work.events))
+        return new_transition(work.freeze(), tuple(work.events))
 
     def observe(self, state: HartState, viewer: Seat | None) -> dict[str, Json]:
         """The view of `viewer` (None = public), already in its JSON form."""

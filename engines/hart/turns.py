@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engines.api import Seat, Transition
+from engines.frozen import new_transition
 from engines.hart import dealing, inspection, packing, round_end, scoring, seizure
 from engines.hart.actions import (
     Accept,
@@ -53,7 +54,7 @@ def start_match(seats: int, config: Config, rng: Rng) -> Transition[HartState]:
     w.emit("setup", first_sheriff=first, money=[p.money for p in w.players])
     begin_turn(w, rng)
     w.number = 0
-    return Transition(w.freeze(), tuple(w.events))
+    return new_transition(w.freeze(), tuple(w.events))
 
 
 def play(w: Work, actions: Mapping[Seat, Action], rng: Rng) -> None:

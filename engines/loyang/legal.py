@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 from engines.api import Decision, Seat
+from engines.frozen import new_decision, one_seat
 from engines.loyang import board
 from engines.loyang.actions import (
     Action,
@@ -70,19 +71,19 @@ def decision(state: LoyangState) -> Decision | None:
     if phase is Phase.OVER:
         return None
     if phase is Phase.SETUP:
-        return Decision(state.number, frozenset({state.queue[0]}), "setup_sow")
+        return new_decision(state.number, one_seat(state.queue[0]), "setup_sow")
     if phase is Phase.CARD:
         owing = [s for s, p in enumerate(state.players) if p.due]
         if owing:
-            return Decision(state.number, frozenset(owing[:1]), "pay")
+            return new_decision(state.number, one_seat(owing[0]), "pay")
         if state.config.solo:
-            return Decision(state.number, frozenset({0}), "grid")
-        return Decision(state.number, frozenset({state.current}), "card")
+            return new_decision(state.number, one_seat(0), "grid")
+        return new_decision(state.number, one_seat(state.current), "card")
     if phase is Phase.OPPONENT:
-        return Decision(state.number, frozenset({state.start}), "opponent")
+        return new_decision(state.number, one_seat(state.start), "opponent")
     labels = {"pay" if state.players[t.seat].due else t.stage.value for t in state.turns}
     label = labels.pop() if len(labels) == 1 else "action"
-    return Decision(state.number, frozenset(t.seat for t in state.turns), label)
+    return new_decision(state.number, frozenset(t.seat for t in state.turns), label)
 
 
 def actions(state: LoyangState, seat: Seat) -> list[Action]:

@@ -15,6 +15,7 @@ from engines.api import (
     Seat,
     Transition,
 )
+from engines.frozen import new_transition
 from engines.loyang import card_phase, catalog, legal, rounds, setup, view, wire
 from engines.loyang.action_phase import apply as act
 from engines.loyang.action_phase import pay
@@ -52,7 +53,7 @@ class LoyangRules(Rules[LoyangState, Action, dict[str, Json]]):
         self.check_seats(seats)
         w = setup.setup(config_from(seats, self.resolve_options(options)), rng)
         rounds.advance(w, rng)
-        return Transition(w.freeze(), tuple(w.events))
+        return new_transition(w.freeze(), tuple(w.events))
 
     def decision(self, state: LoyangState) -> Decision | None:
         return legal.decision(state)
@@ -74,7 +75,7 @@ class LoyangRules(Rules[LoyangState, Action, dict[str, Json]]):
         for seat in order:
             _apply(w, seat, actions[seat], rng)
         rounds.advance(w, rng)
-        return Transition(w.freeze(), tuple(w.events))
+        return new_transition(w.freeze(), tuple(w.events))
 
     def observe(self, state: LoyangState, viewer: Seat | None) -> dict[str, Json]:
         return view.observe(state, viewer)
