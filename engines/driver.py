@@ -78,6 +78,9 @@ class MatchDriver(Generic[S, A]):
         self._cursors = [-1] * seats
         self._oldest = -1
         """The bound `_events` was last filtered by: none older than it is kept."""
+        self._decision: Decision | None = None
+        self._spaces: dict[Seat, ActionSpace[A]] = {}
+        self._answers: dict[Seat, A] = {}
         self._open()
 
     # -- what is asked ------------------------------------------------------------------------
@@ -171,12 +174,20 @@ class MatchDriver(Generic[S, A]):
         # Keep only events someone may still be shown: a seat's since-cursor or the public view.
         # Every kept event is at least as recent as the last bound, so only a raised bound can
         # drop any: most decisions skip the filtering pass.
-        oldest = min(min(cursors), number)
+        # (No cursor is past `number`: the deciding seats' are now equal to it.)
+        oldest = min(cursors)
         if oldest > self._oldest:
             self._oldest = oldest
             self._events = [e for e in self._events if e.number >= oldest]
         self._events.extend(transition.events)
-        self._open()
+        # `_open()`, inlined: once per decision
+        following = self._decision = rules.decision(self.state)
+        self._spaces = {}
+        self._answers = {}
+        if following is not None and following.number != number + 1:
+            raise AssertionError(
+                f"{rules.name} numbered decision {number + 1} as {following.number}"
+            )
         move = object.__new__(Move)
         set_before, set_decision, set_joint, set_after, set_events, set_wire = _MOVE_SETTERS
         set_before(move, before)
@@ -223,8 +234,8 @@ class MatchDriver(Generic[S, A]):
 
     def _open(self) -> None:
         self._decision = self.rules.decision(self.state)
-        self._spaces: dict[Seat, ActionSpace[A]] = {}
-        self._answers: dict[Seat, A] = {}
+        self._spaces = {}
+        self._answers = {}
         if self._decision is not None and self._decision.number != self.number:
             raise AssertionError(
                 f"{self.rules.name} numbered decision {self.number} as {self._decision.number}"
