@@ -12,6 +12,7 @@ every field, in order, so that a field added later fails at import instead of st
 from __future__ import annotations
 
 import dataclasses
+import enum
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -28,6 +29,18 @@ def setters(cls: type, *names: str) -> tuple[Setter, ...]:
     if names != fields or hasattr(cls, "__post_init__") or "__slots__" not in vars(cls):
         raise TypeError(f"{cls.__name__}: expected the slotted fields {fields}, got {names}")
     return tuple(vars(cls)[name].__set__ for name in names)
+
+
+class Enum(enum.Enum):
+    """An `enum.Enum` hashed by identity, for the enums a step looks up in dicts and sets.
+
+    `Enum.__hash__` is a Python method (`hash(self._name_)`) run at every lookup, and a
+    member is equal only to itself, so `object.__hash__` (C) finds the same entries. Iteration
+    order of a set of members was never stable (the names' hashes vary per process), so nothing
+    can depend on it.
+    """
+
+    __hash__ = object.__hash__
 
 
 _new = object.__new__

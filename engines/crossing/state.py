@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engines.api import Termination
 from engines.crossing.data import BOARDS, DEFAULT_BOARD, Board, Car
+from engines.frozen import Enum
 from engines.options import Option
 
 OPTIONS: tuple[Option, ...] = (
@@ -140,7 +140,7 @@ def _int(value: object) -> int:
     return value
 
 
-class Label(enum.Enum):
+class Label(Enum):
     """The kinds of decision; the value is the decision's label."""
 
     DECLARE = "declare"
@@ -162,7 +162,7 @@ class Label(enum.Enum):
     RAISE_CASH = "raise_cash"
 
 
-class CrewMode(enum.Enum):
+class CrewMode(Enum):
     """How Railroad Crew cards change this turn's roll."""
 
     NONE = "none"
@@ -184,7 +184,7 @@ class CrewMode(enum.Enum):
         return self in (CrewMode.REVERSE, CrewMode.SLOW_REVERSE)
 
 
-class Op(enum.Enum):
+class Op(Enum):
     """A pending step of the rules (see `engines.crossing.turns`)."""
 
     BEGIN_TURN = "begin_turn"

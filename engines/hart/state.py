@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import enum
 import functools
 import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from engines.api import Json, Seat
+from engines.frozen import Enum
 from engines.hart.data import CARDS, GOODS, INDEX, NAMES, START_MONEY, Good
 
 
@@ -141,7 +141,7 @@ def _table(
 EMPTY = Bag()
 
 
-class Phase(enum.Enum):
+class Phase(Enum):
     """What the match is waiting for; also the label of the decision."""
 
     PACK = "pack"
@@ -155,14 +155,14 @@ class Phase(enum.Enum):
     OVER = "over"
 
 
-class Control(enum.Enum):
+class Control(Enum):
     """Which check a negotiation belongs to."""
 
     INSPECTION = "inspection"
     EXTRA_CONTROL = "extra_control"
 
 
-class TieRule(enum.Enum):
+class TieRule(Enum):
     """Who settles a tie for poorest at a round's end."""
 
     EN = "en"

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, fields
 from typing import Any
 
+from engines.frozen import Enum
 from engines.loyang.cards import Counts, Crop
 
 
-class Phase(enum.Enum):
+class Phase(Enum):
     """Where the match is."""
 
     SETUP = "setup"
@@ -23,7 +23,7 @@ class Phase(enum.Enum):
     OVER = "over"
 
 
-class Stage(enum.Enum):
+class Stage(Enum):
     """Where one seat's action turn is."""
 
     ACT = "action"
@@ -34,14 +34,14 @@ class Stage(enum.Enum):
     DONE = "done"
 
 
-class Timing(enum.Enum):
+class Timing(Enum):
     """When seats store and score (research L13)."""
 
     OWN_TURN = "end_of_own_turn"
     ROUND = "end_of_round"
 
 
-class Bonus(enum.Enum):
+class Bonus(Enum):
     """Which customers a sales bonus helper boosts."""
 
     REGULAR = "regular"
