@@ -75,14 +75,15 @@ def one_seat(seat: Seat) -> frozenset[Seat]:
     return _ONE_SEAT[seat] if seat < 16 else frozenset((seat,))
 
 
-_EVENT_SETTERS = setters(Event, "number", "kind", "data", "audience")
+EVENT_SETTERS = setters(Event, "number", "kind", "data", "audience")
+"""`Event`'s slot setters, for a game's `emit` that builds its events inline."""
 
 
 def event(number: int, kind: str, audience: frozenset[Seat] | None, data: dict[str, Json]) -> Event:
     """`Event.make(number, kind, audience, **data)`, for a step's `emit`, which already holds the
     details as a dict: the same event, without packing the keywords again or `__init__`."""
     built = object.__new__(Event)
-    set_number, set_kind, set_data, set_audience = _EVENT_SETTERS
+    set_number, set_kind, set_data, set_audience = EVENT_SETTERS
     set_number(built, number)
     set_kind(built, kind)
     set_data(built, tuple(sorted(data.items())) if len(data) > 1 else tuple(data.items()))

@@ -15,7 +15,7 @@ from engines.crossing.turns import answer, run
 from engines.crossing.view import observe, scramble
 from engines.crossing.wire import dump_action, parse_action
 from engines.crossing.work import Work
-from engines.frozen import new_decision, new_transition
+from engines.frozen import new_decision, new_transition, one_seat
 from engines.options import Option
 from engines.rng import Rng
 
@@ -58,7 +58,11 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
         """The waiting decision, or None once the game is over."""
         if state.prompt is None:
             return None
-        return new_decision(state.number, frozenset(state.prompt.seats), state.prompt.label.value)
+        prompt = state.prompt
+        seats = prompt.seats
+        # (`_value_`: an enum's `.value` is a slow descriptor)
+        deciding = one_seat(seats[0]) if len(seats) == 1 else frozenset(seats)
+        return new_decision(state.number, deciding, prompt.label._value_)
 
     def legal_actions(self, state: CrossingState, seat: Seat) -> ActionSpace[Action]:
         """The legal actions of `seat` now (see `engines.crossing.legal`)."""

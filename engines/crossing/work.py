@@ -24,8 +24,10 @@ from engines.crossing.state import (
     Prompt,
     Task,
 )
-from engines.frozen import event, setters
+from engines.frozen import EVENT_SETTERS, one_seat, setters
 from engines.rng import Rng
+
+_new = object.__new__
 
 
 def as_json(values: Sequence[int]) -> list[Json]:
@@ -79,7 +81,7 @@ class Work:
          set_winner, set_termination) = _STATE_SETTERS  # fmt: skip
         set_settings(state, self.settings)
         set_number(state, number)
-        set_players(state, tuple([_player(self, s) for s in range(self.seats)]))
+        set_players(state, self._players())
         set_yards(state, tuple(self.yards))
         set_stacks(state, tuple(self.stacks))
         set_loose(state, tuple(self.loose))
@@ -98,12 +100,21 @@ class Work:
     # -- bookkeeping ----------------------------------------------------------------------------
     def emit(self, kind: str, audience: Seat | None = None, **data: Json) -> None:
         """Record an event; `audience` limits it to one seat."""
-        aud = None if audience is None else frozenset((audience,))
-        self.events.append(event(self.number, kind, aud, data))
+        # `engines.frozen.event`, inlined: about three events a step
+        built = _new(Event)
+        set_number, set_kind, set_data, set_audience = EVENT_SETTERS
+        set_number(built, self.number)
+        set_kind(built, kind)
+        set_data(built, tuple(sorted(data.items())) if len(data) > 1 else tuple(data.items()))
+        set_audience(built, None if audience is None else one_seat(audience))
+        self.events.append(built)
 
     def then(self, *tasks: Task) -> None:
         """Run `tasks` next, in this order (before anything already pending)."""
-        self.tasks.extend(reversed(tasks))
+        if len(tasks) == 1:
+            self.tasks.append(tasks[0])
+        else:
+            self.tasks.extend(reversed(tasks))
 
     def ask(
         self,
@@ -141,8 +152,7 @@ class Work:
 
     def occupied(self, seat: Seat) -> bool:
         """Whether another locomotive stands where `seat`'s does."""
-        here = self.position[seat]
-        return any(self.position[o] == here for o in range(self.seats) if o != seat)
+        return self.position.count(self.position[seat]) > 1
 
     def new_turn(self, active: Seat, chain: int) -> None:
         """Start a fresh turn record."""
@@ -223,33 +233,38 @@ class Work:
         """How many crew cards `seat` holds (public)."""
         return sum(self.hand[seat])
 
+    def _players(self) -> tuple[Player, ...]:
+        """The frozen players: each one the step began with that did not change, shared."""
+        players = []
+        before = self.before
+        kept = len(before)
+        (set_position, set_money, set_rack, set_hand, set_contracts) = _PLAYER_SETTERS  # fmt: skip
+        for seat, (position, money, rack, hand, contracts) in enumerate(
+            zip(self.position, self.money, self.rack, self.hand, self.contracts, strict=True)
+        ):
+            if seat < kept:
+                p = before[seat]
+                if (
+                    p.position == position
+                    and p.money == money
+                    and p.rack is rack
+                    and p.hand is hand
+                    and p.contracts is contracts
+                ):
+                    players.append(p)
+                    continue
+            p = _new(Player)
+            set_position(p, position)
+            set_money(p, money)
+            set_rack(p, rack)
+            set_hand(p, hand)
+            set_contracts(p, contracts)
+            players.append(p)
+        return tuple(players)
+
     def cards_left(self) -> int:
         """Crew cards that can still be drawn (piles and discards)."""
         return sum(len(p) for p in self.piles) + sum(self.discard)
-
-
-def _player(w: Work, seat: Seat) -> Player:
-    """The frozen player in `seat`: the one the step began with if nothing changed."""
-    rack, hand, contracts = w.rack[seat], w.hand[seat], w.contracts[seat]
-    position, money = w.position[seat], w.money[seat]
-    if seat < len(w.before):
-        p = w.before[seat]
-        if (
-            p.position == position
-            and p.money == money
-            and p.rack is rack
-            and p.hand is hand
-            and p.contracts is contracts
-        ):
-            return p
-    p = object.__new__(Player)
-    (set_position, set_money, set_rack, set_hand, set_contracts) = _PLAYER_SETTERS  # fmt: skip
-    set_position(p, position)
-    set_money(p, money)
-    set_rack(p, rack)
-    set_hand(p, hand)
-    set_contracts(p, contracts)
-    return p
 
 
 _PLAYER_SETTERS = setters(
