@@ -52,10 +52,23 @@ def acting(state: HartState) -> tuple[Seat, ...]:
     return (state.sheriff,)
 
 
+def deciding(state: HartState, seat: Seat) -> bool:
+    """Whether `seat` is one of `acting(state)`, without building that tuple."""
+    phase = state.phase
+    if phase is Phase.PACK:
+        return seat in state.traders
+    if phase is Phase.DECLARE or phase is Phase.KEEP or phase is Phase.APPOINT:
+        queue = state.queue
+        return bool(queue) and queue[0] == seat
+    if phase is Phase.OVER:
+        return False
+    return seat in acting(state)
+
+
 def legal_actions(state: HartState, seat: Seat) -> ActionSpace[Action]:
     """The legal actions of `seat`, which must be deciding now."""
     phase = state.phase
-    if seat not in acting(state):
+    if not deciding(state, seat):
         raise ValueError(f"seat {seat} is not deciding now ({phase.value})")
     p = state.player(seat)
     if phase is Phase.PACK:

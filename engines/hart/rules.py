@@ -23,7 +23,7 @@ from engines.api import (
     Seat,
     Transition,
 )
-from engines.frozen import new_decision, new_transition
+from engines.frozen import new_decision, new_transition, one_seat
 from engines.hart import legal, scoring, turns, view, wire
 from engines.hart.actions import Action
 from engines.hart.data import SEAT_COUNTS
@@ -78,7 +78,12 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
         phase = state.phase
         if phase is Phase.OVER:
             return None
-        return new_decision(state.number, frozenset(legal.acting(state)), _LABELS[phase])
+        if phase is Phase.PACK:  # every trader: `acting`'s order does not matter to a set
+            seats = frozenset(state.traders)
+        else:
+            acting = legal.acting(state)
+            seats = one_seat(acting[0]) if len(acting) == 1 else frozenset(acting)
+        return new_decision(state.number, seats, _LABELS[phase])
 
     def legal_actions(self, state: HartState, seat: Seat) -> ActionSpace[Action]:
         """The legal actions of `seat`, which must be deciding now."""
