@@ -16,7 +16,7 @@ import enum
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from engines.api import Decision, Event, Json, Seat, Transition
+from engines.api import Decision, Event, Json, ListedSpace, Seat, Transition
 
 T = TypeVar("T")
 
@@ -64,6 +64,27 @@ def new_transition(state: T, events: tuple[Event, ...]) -> Transition[T]:
     built: Transition[T] = _new(Transition)
     _set_state(built, state)
     _set_events(built, events)
+    return built
+
+
+_LISTED_FIELDS = ("actions", "default_index", "_members", "_scanned")
+if tuple(f.name for f in dataclasses.fields(ListedSpace)) != _LISTED_FIELDS:  # pragma: no cover
+    raise TypeError("new_listed must set every field of ListedSpace, as its __post_init__ does")
+_LISTED_SETTERS = tuple(vars(ListedSpace)[name].__set__ for name in _LISTED_FIELDS)
+L = TypeVar("L", bound=ListedSpace[Any])
+
+
+def new_listed(cls: type[L], actions: tuple[Any, ...], default_index: int = 0) -> L:
+    """`cls(actions, default_index)` for `ListedSpace` or a subclass that adds no fields: the
+    same check and the same space, through the slots' setters (a fresh space per decision)."""
+    if not actions:
+        raise ValueError("a decision must offer at least one legal action")
+    built = _new(cls)
+    set_actions, set_default, set_members, set_scanned = _LISTED_SETTERS
+    set_actions(built, actions)
+    set_default(built, default_index)
+    set_members(built, None)
+    set_scanned(built, False)
     return built
 
 

@@ -9,6 +9,7 @@ from engines.crossing.actions import Action, Pass, PickCar, PickContract
 from engines.crossing.components import CARS, Board
 from engines.crossing.state import CrossingState, Prompt
 from engines.crossing.work import Work
+from engines.frozen import new_listed
 
 Options = Callable[[CrossingState, Prompt, Seat], ListedSpace[Action]]
 """A decision's legal actions: (state, its prompt, the deciding seat) -> the space."""
@@ -18,7 +19,7 @@ Answer = Callable[[Work, Prompt, Action], None]
 
 def listed(actions: Sequence[Action], default: int = 0) -> ListedSpace[Action]:
     """The space of these actions (the first is the default unless told)."""
-    return ListedSpace(tuple(actions), default)
+    return new_listed(ListedSpace, tuple(actions), default)
 
 
 def pick_cars(rack: Sequence[int]) -> list[Action]:

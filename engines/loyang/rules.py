@@ -15,7 +15,7 @@ from engines.api import (
     Seat,
     Transition,
 )
-from engines.frozen import new_transition
+from engines.frozen import new_listed, new_transition
 from engines.loyang import card_phase, catalog, legal, rounds, setup, view, wire
 from engines.loyang.action_phase import apply as act
 from engines.loyang.action_phase import pay
@@ -59,7 +59,7 @@ class LoyangRules(Rules[LoyangState, Action, dict[str, Json]]):
         return legal.decision(state)
 
     def legal_actions(self, state: LoyangState, seat: Seat) -> LoyangSpace:
-        return LoyangSpace(tuple(legal.actions(state, seat)))
+        return new_listed(LoyangSpace, tuple(legal.actions(state, seat)))
 
     def step(
         self,
