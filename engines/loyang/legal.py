@@ -81,6 +81,11 @@ def decision(state: LoyangState) -> Decision | None:
         return new_decision(state.number, one_seat(state.current), "card")
     if phase is Phase.OPPONENT:
         return new_decision(state.number, one_seat(state.start), "opponent")
+    turns = state.turns
+    if len(turns) == 1:  # the common case, without the sets (`_value_`: `.value` is slow)
+        (t,) = turns
+        label = "pay" if state.players[t.seat].due else t.stage._value_
+        return new_decision(state.number, one_seat(t.seat), label)
     labels = {"pay" if state.players[t.seat].due else t.stage.value for t in state.turns}
     label = labels.pop() if len(labels) == 1 else "action"
     return new_decision(state.number, frozenset(t.seat for t in state.turns), label)
@@ -207,12 +212,20 @@ def act_actions(state: LoyangState, turn: Turn, player: Player) -> list[Action]:
         if (price if price > 0 else 0) <= cash and (not strict or shop[c] > 0):
             out.append(_BUY[c])
     capacity = DATA.shop_capacity
-    out += [_SELL[c] for c in CROPS if cart[c] and (not strict or shop[c] < capacity[c])]
+    if strict:
+        out += [_SELL[c] for c in kinds if shop[c] < capacity[c]]
+    else:
+        out += [_SELL[c] for c in kinds]
+    gives: dict[int, list[tuple[Crop, ...]]] = {}
+    """What the cart can give for each price met so far: it depends on nothing else."""
     for stall in player.stalls:
-        cost = board.stall_def(stall.card).cost
+        card, goods, cost = stall.card, stall.goods, board.stall_def(stall.card).cost
         for c in CROPS:
-            if stall.goods[c]:
-                out += [_trade(stall.card, c, give) for give in board.gives(cart, cost[c])]
+            if goods[c]:
+                options = gives.get(cost[c])
+                if options is None:
+                    options = gives[cost[c]] = board.gives(cart, cost[c])
+                out += [_trade(card, c, give) for give in options]
     for regular in player.regulars:
         if board.may_deliver(regular, state.round, config.regular_max) and has_all(
             cart, board.regular_def(regular.card).crops
