@@ -203,8 +203,15 @@ class MatchDriver(Generic[S, A]):
         decision = self._decision
         if decision is None:
             raise GameOver("the match is over")
+        spaces, answers = self._spaces, self._answers
         for seat, action in joint.items():
-            self.answer(seat, decision.number, action)
+            # A space listed for this decision means the seat is deciding now: only legality is
+            # left to check (`answer` does every check, and raises the right error).
+            space = spaces.get(seat)
+            if space is not None and action in space:
+                answers[seat] = action
+            else:
+                self.answer(seat, decision.number, action)
         return self.advance()
 
     def play_wire(self, joint: Mapping[Seat, Json]) -> Move[S, A]:
