@@ -171,14 +171,22 @@ class MatchDriver(Generic[S, A]):
         cursors = self._cursors
         for seat in decision.seats:
             cursors[seat] = number
-        # Keep only events someone may still be shown: a seat's since-cursor or the public view.
-        # Every kept event is at least as recent as the last bound, so only a raised bound can
-        # drop any: most decisions skip the filtering pass.
-        # (No cursor is past `number`: the deciding seats' are now equal to it.)
+        # Drop the events nobody may still be shown: older than every seat's since-cursor and
+        # the public view's (no cursor is past `number`: the deciding seats' now equal it). Only
+        # a raised bound can drop any, and events arrive in decision order, so the dropped ones
+        # are a prefix: each event is looked at once on its way out, not at every raise. (Were
+        # one out of order, it would stay, unseen: `view` shows only events since a cursor.)
         oldest = min(cursors)
         if oldest > self._oldest:
             self._oldest = oldest
-            self._events = [e for e in self._events if e.number >= oldest]
+            events = self._events
+            drop = 0
+            for e in events:
+                if e.number >= oldest:
+                    break
+                drop += 1
+            if drop:
+                del events[:drop]
         self._events.extend(transition.events)
         # `_open()`, inlined: once per decision
         following = self._decision = rules.decision(self.state)
