@@ -13,7 +13,7 @@ from engines.crossing.components import CREWS, Board, Crew
 from engines.crossing.decisions import listed, pick_cars, unanswered
 from engines.crossing.records import new_task
 from engines.crossing.state import CrewMode, CrossingState, Label, Op, Player, Prompt, Task
-from engines.crossing.work import Work
+from engines.crossing.work import Work, put
 
 RAILROAD = CREWS.index(Crew.RAILROAD_CREW)
 VILLAIN = CREWS.index(Crew.VILLAIN)
@@ -34,7 +34,7 @@ def draw(w: Work, seat: Seat, count: int, why: str) -> int:
         if not pile:
             break
         card = pile[0]
-        piles[fullest] = pile[1:]
+        w.piles = put(piles, fullest, pile[1:])
         w.add_cards(seat, card, 1)
         drawn.append(CREWS[card].value)
     w.emit("drew", seat=seat, count=len(drawn), why=why)
@@ -47,9 +47,9 @@ def reshuffle(w: Work) -> None:
     """Shuffle the face-up discards into new face-down piles."""
     cards = [i for i, n in enumerate(w.discard) for _ in range(n)]
     cards = list(w.rng.shuffle(cards))
-    w.discard = [0] * len(CREWS)
+    w.discard = (0,) * len(CREWS)
     k = len(w.piles)
-    w.piles = [tuple(cards[i::k]) for i in range(k)]
+    w.piles = tuple([tuple(cards[i::k]) for i in range(k)])
     w.emit("reshuffled", piles=[len(p) for p in w.piles])
 
 
@@ -57,7 +57,7 @@ def play_card(w: Work, seat: Seat, card: Crew, why: str) -> None:
     """Move a card from `seat`'s hand face up onto the discards."""
     i = CREWS.index(card)
     w.add_cards(seat, i, -1)
-    w.discard[i] += 1
+    w.discard = put(w.discard, i, w.discard[i] + 1)
     w.emit("card_played", seat=seat, card=card.value, why=why)
 
 
@@ -214,7 +214,7 @@ def settle_engineer(w: Work, room: bool, earned: bool) -> bool:
         return False
     used = room and not earned and not turn.no_engineer
     if used:
-        w.discard[ENGINEER] += 1
+        w.discard = put(w.discard, ENGINEER, w.discard[ENGINEER] + 1)
     else:
         w.add_cards(turn.active, ENGINEER, 1)
     w.emit("engineer", seat=turn.active, used=used)

@@ -14,7 +14,7 @@ from engines.crossing.components import Board, Contract
 from engines.crossing.decisions import listed, pick_contracts, unanswered
 from engines.crossing.moves import rolls_double
 from engines.crossing.state import CrossingState, Label, Prompt, Task
-from engines.crossing.work import Work
+from engines.crossing.work import Work, put
 
 
 def has_cars(rack: Sequence[int], contract: Contract) -> bool:
@@ -33,12 +33,12 @@ def take_contract(w: Work, seat: Seat, index: int, price: int, with_cars: bool, 
     company = company_index(w.board, contract.company)
     stack = w.stacks[company]
     at = stack.index(index)
-    w.stacks[company] = stack[:at] + stack[at + 1 :]
+    w.stacks = put(w.stacks, company, stack[:at] + stack[at + 1 :])
     w.money[seat] -= price
     if with_cars:
         for i, n in enumerate(contract.cars):
             w.add_cars(seat, i, -n)
-            w.yards[i] += n
+            w.yards = put(w.yards, i, w.yards[i] + n)
     w.gain_contract(seat, index)
     w.emit("contract_taken", seat=seat, contract=contract.id, price=price, why=why)
 
@@ -48,7 +48,7 @@ def return_contract(w: Work, seat: Seat, index: int, why: str) -> None:
     contract = w.board.contracts[index]
     w.lose_contract(seat, index)
     company = company_index(w.board, contract.company)
-    w.stacks[company] = (*w.stacks[company], index)
+    w.stacks = put(w.stacks, company, (*w.stacks[company], index))
     w.emit("contract_returned", seat=seat, contract=contract.id, why=why)
 
 

@@ -11,7 +11,7 @@ from engines.crossing.components import CARS, CREWS, Board, Car, Kind
 from engines.crossing.decisions import listed, unanswered
 from engines.crossing.records import new_task
 from engines.crossing.state import CrossingState, Label, Op, Prompt, Task
-from engines.crossing.work import Work, as_json
+from engines.crossing.work import Work, as_json, put
 
 
 def roll(w: Work, task: Task) -> None:
@@ -117,7 +117,7 @@ def take_loose(w: Work, seat: Seat) -> bool:
     if not stack:
         return False
     taken = stack if w.settings.take_all_loose else stack[:1]
-    w.loose[here] = stack[len(taken) :]
+    w.loose = put(w.loose, here, stack[len(taken) :])
     for car in taken:
         w.add_cars(seat, CARS.index(car), 1)
         w.emit("car_picked_up", seat=seat, car=car.value, space=here)

@@ -11,7 +11,7 @@ state shares every row and every player the step left alone.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from engines.api import Event, Json, Seat, Termination
 from engines.crossing.data import CARS, Car
@@ -28,6 +28,14 @@ from engines.frozen import EVENT_SETTERS, one_seat, setters
 from engines.rng import Rng
 
 _new = object.__new__
+
+
+T = TypeVar("T")
+
+
+def put(row: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    """`row` with the item at `index` replaced by `value`."""
+    return (*row[:index], value, *row[index + 1 :])
 
 
 def as_json(values: Sequence[int]) -> list[Json]:
@@ -55,14 +63,15 @@ class Work:
         self.rack: list[tuple[int, ...]] = [p.rack for p in state.players]
         self.hand: list[tuple[int, ...]] = [p.hand for p in state.players]
         self.contracts: list[tuple[int, ...]] = [p.contracts for p in state.players]
-        self.yards = list(state.yards)
-        # The board-wide rows stay tuples, replaced whole when one changes: most steps change
-        # none of them, and the next state shares every row that did not change.
-        self.stacks: list[tuple[int, ...]] = list(state.stacks)
-        self.loose: list[tuple[Car, ...]] = list(state.loose)
+        # The board-wide rows and their tables stay tuples, replaced whole when one item changes
+        # (`put`): most steps change none of them, so the next state shares them untouched
+        # instead of copying each into a list and back (the spaces' dropped cars are ~50 rows).
+        self.yards: tuple[int, ...] = state.yards
+        self.stacks: tuple[tuple[int, ...], ...] = state.stacks
+        self.loose: tuple[tuple[Car, ...], ...] = state.loose
         self.depot = state.depot
-        self.piles: list[tuple[int, ...]] = list(state.piles)
-        self.discard = list(state.discard)
+        self.piles: tuple[tuple[int, ...], ...] = state.piles
+        self.discard: tuple[int, ...] = state.discard
         self.turns = state.turns
         self.regular_turns = state.regular_turns
         self.turn = state.turn
@@ -82,12 +91,12 @@ class Work:
         set_settings(state, self.settings)
         set_number(state, number)
         set_players(state, self._players())
-        set_yards(state, tuple(self.yards))
-        set_stacks(state, tuple(self.stacks))
-        set_loose(state, tuple(self.loose))
+        set_yards(state, self.yards)
+        set_stacks(state, self.stacks)
+        set_loose(state, self.loose)
         set_depot(state, self.depot)
-        set_piles(state, tuple(self.piles))
-        set_discard(state, tuple(self.discard))
+        set_piles(state, self.piles)
+        set_discard(state, self.discard)
         set_turns(state, self.turns)
         set_regular_turns(state, self.regular_turns)
         set_turn(state, self.turn)
@@ -198,7 +207,7 @@ class Work:
         if not self.yards[i]:
             self.emit("yard_empty", seat=seat, car=car.value, why=why)
             return False
-        self.yards[i] -= 1
+        self.yards = put(self.yards, i, self.yards[i] - 1)
         self.add_cars(seat, i, 1)
         self.emit("car_gained", seat=seat, car=car.value, why=why)
         self.then(new_task(Op.RACK_CHECK, seat))
@@ -209,7 +218,7 @@ class Work:
         i = CARS.index(car)
         price = self.board.car_sale_price(car)
         self.add_cars(seat, i, -1)
-        self.yards[i] += 1
+        self.yards = put(self.yards, i, self.yards[i] + 1)
         self.money[seat] += price
         self.emit("car_sold", seat=seat, car=car.value, price=price, why=why)
 
@@ -217,7 +226,7 @@ class Work:
         """Put a car from `seat`'s rack onto the space where its locomotive stands."""
         self.add_cars(seat, CARS.index(car), -1)
         here = self.position[seat]
-        self.loose[here] = (*self.loose[here], car)
+        self.loose = put(self.loose, here, (*self.loose[here], car))
         self.emit("car_dropped", seat=seat, car=car.value, space=here, why=why)
 
     # -- money --------------------------------------------------------------------------------
