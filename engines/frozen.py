@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Callable
-from typing import Any, TypeVar
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engines.api import Decision, Event, Json, ListedSpace, Seat, Transition
 
@@ -32,7 +33,8 @@ def setters(cls: type, *names: str) -> tuple[Setter, ...]:
 
 
 class Enum(enum.Enum):
-    """An `enum.Enum` hashed by identity, for the enums a step looks up in dicts and sets.
+    """An `enum.Enum` hashed by identity and with C-level `value` and `name`, for the enums
+    a step looks up in dicts and sets and writes into events.
 
     `Enum.__hash__` is a Python method (`hash(self._name_)`) run at every lookup, and a
     member is equal only to itself, so `object.__hash__` (C) finds the same entries. Iteration
@@ -41,6 +43,12 @@ class Enum(enum.Enum):
     """
 
     __hash__ = object.__hash__
+
+    if not TYPE_CHECKING:  # the same `value` and `name` to type checkers
+        # `Enum.value` and `.name` are Python-level descriptors (`enum.property`), read at every
+        # event and wire form; C-level ones read the same member attributes.
+        value = property(attrgetter("_value_"), doc="The member's value.")
+        name = property(attrgetter("_name_"), doc="The member's name.")
 
 
 _new = object.__new__
