@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from engines.api import (
     Decision,
@@ -24,6 +24,12 @@ from engines.loyang.options import OPTIONS, config_from
 from engines.loyang.state import LoyangState, Phase
 from engines.loyang.work import Work
 from engines.rng import Rng
+
+# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
+# (~0.15 us a read on Python 3.11), a module global does not.
+_CARD: Final = Phase.CARD
+_OPPONENT: Final = Phase.OPPONENT
+_SETUP: Final = Phase.SETUP
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,13 +108,13 @@ class LoyangRules(Rules[LoyangState, Action, dict[str, Json]]):
 
 def _apply(w: Work, seat: Seat, action: Action, rng: Rng) -> None:
     """One seat's action, by the phase it is played in."""
-    if w.phase is Phase.SETUP:
+    if w.phase is _SETUP:
         assert isinstance(action, SetupSow)
         setup.sow_home(w, seat, action)
-    elif w.phase is Phase.OPPONENT:
+    elif w.phase is _OPPONENT:
         assert isinstance(action, PickOpponent)
         rounds.pick_opponent(w, action)
-    elif w.phase is Phase.CARD:
+    elif w.phase is _CARD:
         if w.players[seat].due:
             pay(w, seat, action)
         else:
