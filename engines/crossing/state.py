@@ -173,15 +173,16 @@ class CrewMode(Enum):
     @property
     def cards(self) -> int:
         """Railroad Crew cards this mode costs."""
-        return {"none": 0, "slow": 1, "reverse": 1, "slow_reverse": 2}[self.value]
+        return 2 if self._value_ == "slow_reverse" else int(self._value_ != "none")
 
+    # By value: `CrewMode.X` reads go through EnumType's slow __getattr__ hook (Python 3.11).
     @property
     def slow(self) -> bool:
-        return self in (CrewMode.SLOW, CrewMode.SLOW_REVERSE)
+        return self._value_ in ("slow", "slow_reverse")
 
     @property
     def reverse(self) -> bool:
-        return self in (CrewMode.REVERSE, CrewMode.SLOW_REVERSE)
+        return self._value_ in ("reverse", "slow_reverse")
 
 
 class Op(Enum):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Final
 
 from engines.loyang.cards import (
     CROPS,
@@ -19,6 +20,10 @@ from engines.loyang.cards import (
 from engines.loyang.data import DATA
 from engines.loyang.state import Casual, Dummy, Field, Helper, Player, Regular, Stall, field_with
 from engines.loyang.work import Board, PlayerWork
+
+# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
+# (~0.15 us a read on Python 3.11), a module global does not.
+_GAIN_CASH: Final = EffectKind.GAIN_CASH
 
 K = DATA.constants
 Discards = tuple[str, ...]
@@ -238,7 +243,7 @@ def sell(player: PlayerWork, crop: Crop) -> None:
 
 
 def _is_cash_helper(card_id: str) -> bool:
-    return helper_def(card_id).effect.kind is EffectKind.GAIN_CASH
+    return helper_def(card_id).effect.kind is _GAIN_CASH
 
 
 def sow(player: PlayerWork, index: int, crop: Crop) -> None:
