@@ -136,7 +136,7 @@ def answer_declare(w: Work, prompt: Prompt, actions: Mapping[Seat, Action]) -> N
         w.then(new_task(_END_TURN))
         return
     seat, action = prompt.seat, actions[prompt.seat]
-    villain = action.villain if isinstance(action, Roll | BuyCards) else None
+    villain = action.villain if isinstance(action, (Roll, BuyCards)) else None
     if isinstance(action, Roll):
         play_railroad_crew(w, seat, action.crew)
         if action.engineer:

@@ -83,7 +83,7 @@ def play(w: Work, actions: Mapping[Seat, Action], rng: Rng) -> None:
         packing.declare(w, seat, action)
         w.queue = w.queue[1:]
         w.phase = _DECLARE if w.queue else _INSPECT
-    elif phase in (_INSPECT, _PHASE_EXTRA_CONTROL) and isinstance(action, Inspect | Pass):
+    elif phase in (_INSPECT, _PHASE_EXTRA_CONTROL) and isinstance(action, (Inspect, Pass)):
         control = _INSPECTION if phase is _INSPECT else _CONTROL_EXTRA_CONTROL
         if isinstance(action, Pass):
             inspection.inspect_nobody(w, control)
@@ -91,12 +91,12 @@ def play(w: Work, actions: Mapping[Seat, Action], rng: Rng) -> None:
             inspection.inspect(w, action.seat, control)
         if w.negotiation is None:  # nobody inspected, or a penniless trader opened at once
             after_check(w, control, rng)
-    elif phase is _BRIBE and isinstance(action, Offer | Accept | Open):
+    elif phase is _BRIBE and isinstance(action, (Offer, Accept, Open)):
         talk = w.negotiation
         assert talk is not None
         if inspection.bargain(w, seat, action):
             after_check(w, talk.control, rng)
-    elif phase is _SEIZE and isinstance(action, Seize | Pass):
+    elif phase is _SEIZE and isinstance(action, (Seize, Pass)):
         if isinstance(action, Pass):
             seizure.keep_token(w)
         else:

@@ -49,7 +49,7 @@ def apply(w: Work, seat: Seat, action: Action, rng: Rng) -> None:
     else:
         turn = w.turn_of(seat)
         assert turn is not None
-        if not isinstance(action, EndTurn | FinishStoring | FinishScoring | Store | Advance):
+        if not isinstance(action, (EndTurn, FinishStoring, FinishScoring, Store, Advance)):
             turn = evolve_turn(turn, steps=turn.steps + 1)
             w.set_turn(turn)
         _step(w, seat, turn, action, rng)
