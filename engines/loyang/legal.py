@@ -35,7 +35,7 @@ from engines.loyang.actions import (
     UseHelper,
 )
 from engines.loyang.board import K
-from engines.loyang.cards import CROPS, Crop, EffectKind, has_all
+from engines.loyang.cards import CROPS, Counts, Crop, EffectKind, has_all
 from engines.loyang.data import DATA
 from engines.loyang.state import (
     DUMMY,
@@ -82,6 +82,22 @@ _BUY = tuple(Buy(c) for c in CROPS)
 _SELL = tuple(Sell(c) for c in CROPS)
 _sow = functools.cache(Sow)
 _trade = functools.cache(Trade)
+
+
+# The sowings and trades on offer depend on a few small values alone, which recur turn after
+# turn and match after match: each list is built once (a cache hit costs a hash of its key).
+@functools.lru_cache(maxsize=4096)
+def _sows(field: str, allowed: frozenset[Crop], kinds: tuple[Crop, ...]) -> tuple[Action, ...]:
+    """Sowing each crop of `kinds` (those on the cart) that the empty field allows."""
+    return tuple([_sow(field, c) for c in kinds if c in allowed])
+
+
+@functools.lru_cache(maxsize=8192)
+def _trades(stall: str, crop: Crop, cart: Counts, price: int) -> tuple[Action, ...]:
+    """Taking `crop` from the stall for each way the cart can pay `price` crops."""
+    return tuple([_trade(stall, crop, give) for give in board.gives(cart, price)])
+
+
 _deliver = functools.cache(Deliver)
 _serve = functools.cache(Serve)
 _dismiss = functools.cache(Dismiss)
@@ -225,10 +241,10 @@ def act_actions(state: LoyangState, turn: Turn, player: Player) -> list[Action]:
     out: list[Action] = [_END_TURN]
     config = state.config
     cart, cash = player.cart, player.cash
-    kinds = [c for c in CROPS if cart[c]]
+    kinds = tuple([c for c in CROPS if cart[c]])
     for f in player.fields:
         if f.crop is None:
-            out += [_sow(f.id, c) for c in kinds if c in f.allowed]
+            out += _sows(f.id, f.allowed, kinds)
     strict, shop, prices, discount = config.strict_stock, player.shop, DATA.buy, turn.discount
     for c in CROPS:
         price = prices[c] - discount  # buy_price, unrolled: no max() call per crop
@@ -239,16 +255,11 @@ def act_actions(state: LoyangState, turn: Turn, player: Player) -> list[Action]:
         out += [_SELL[c] for c in kinds if shop[c] < capacity[c]]
     else:
         out += [_SELL[c] for c in kinds]
-    gives: dict[int, list[tuple[Crop, ...]]] = {}
-    """What the cart can give for each price met so far: it depends on nothing else."""
     for stall in player.stalls:
         card, goods, cost = stall.card, stall.goods, board.stall_def(stall.card).cost
         for c in CROPS:
             if goods[c]:
-                options = gives.get(cost[c])
-                if options is None:
-                    options = gives[cost[c]] = board.gives(cart, cost[c])
-                out += [_trade(card, c, give) for give in options]
+                out += _trades(card, c, cart, cost[c])
     for regular in player.regulars:
         if board.may_deliver(regular, state.round, config.regular_max) and has_all(
             cart, board.regular_def(regular.card).crops
