@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from engines.api import ActionSpace, Decision, Json, Outcome, Rules, Seat, Transition
+from engines.api import Decision, Json, Outcome, Rules, Seat, Transition
 from engines.crossing.actions import Action
 from engines.crossing.data import provenance_lines
 from engines.crossing.legal import legal_actions
@@ -64,9 +64,10 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
         deciding = one_seat(seats[0]) if len(seats) == 1 else frozenset(seats)
         return new_decision(state.number, deciding, prompt.label._value_)
 
-    def legal_actions(self, state: CrossingState, seat: Seat) -> ActionSpace[Action]:
-        """The legal actions of `seat` now (see `engines.crossing.legal`)."""
-        return legal_actions(state, seat)
+    # The driver calls these once or more per decision: the rule functions themselves, not a
+    # method that delegates to them (one call less each).
+    legal_actions = staticmethod(legal_actions)
+    """The legal actions of `seat` now (see `engines.crossing.legal`)."""
 
     def step(
         self,
@@ -104,9 +105,8 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
         """Parse a wire action (forms in `engines.crossing.wire`)."""
         return parse_action(seat, wire)
 
-    def dump_action(self, action: Action) -> Json:
-        """The wire form of an action."""
-        return dump_action(action)
+    dump_action = staticmethod(dump_action)
+    """The wire form of an action (a rule function, see `legal_actions`)."""
 
     def dump_observation(self, observation: Any) -> Json:
         """Views are already JSON."""

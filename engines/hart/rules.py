@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from typing import Final
 
 from engines.api import (
-    ActionSpace,
     Decision,
     Json,
     Outcome,
@@ -91,9 +90,10 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
             seats = one_seat(acting[0]) if len(acting) == 1 else frozenset(acting)
         return new_decision(state.number, seats, _LABELS[phase])
 
-    def legal_actions(self, state: HartState, seat: Seat) -> ActionSpace[Action]:
-        """The legal actions of `seat`, which must be deciding now."""
-        return legal.legal_actions(state, seat)
+    # The driver calls these once or more per decision: the rule functions themselves, not a
+    # method that delegates to them (one call less each).
+    legal_actions = staticmethod(legal.legal_actions)
+    """The legal actions of `seat`, which must be deciding now."""
 
     def step(
         self, state: HartState, decision: Decision, actions: Mapping[Seat, Action], rng: Rng
@@ -121,9 +121,8 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
         """Parse a JSON action (see `engines.hart.wire`)."""
         return wire.parse_action(seat, wire_action)
 
-    def dump_action(self, action: Action) -> Json:
-        """The JSON form of an action."""
-        return wire.dump_action(action)
+    dump_action = staticmethod(wire.dump_action)
+    """The JSON form of an action (a rule function, see `legal_actions`)."""
 
     def dump_observation(self, observation: dict[str, Json]) -> Json:
         """The JSON form of a view: `observe` builds it fresh in that form."""
