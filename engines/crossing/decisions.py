@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from engines.api import ListedSpace, Seat
-from engines.crossing.actions import Action, Pass, PickCar, PickContract
+from engines.crossing.actions import Action, Pass, PickCar, PickContract, PickSpace
 from engines.crossing.components import CARS, Board
 from engines.crossing.state import CrossingState, Prompt
 from engines.crossing.work import Work
@@ -15,6 +16,10 @@ Options = Callable[[CrossingState, Prompt, Seat], ListedSpace[Action]]
 """A decision's legal actions: (state, its prompt, the deciding seat) -> the space."""
 Answer = Callable[[Work, Prompt, Action], None]
 """A single-seat decision's effect: (working copy, the prompt answered, the action)."""
+
+
+pick_space = functools.cache(PickSpace)
+"""`PickSpace(space)`, one shared action per space: route and tower choices list them often."""
 
 
 def listed(actions: Sequence[Action], default: int = 0) -> ListedSpace[Action]:

@@ -9,7 +9,7 @@ from engines.api import ListedSpace, Seat, Termination
 from engines.crossing.actions import Action, Discard, PickSpace
 from engines.crossing.cards import play_card
 from engines.crossing.components import CARS, CREWS, Board, Car, Kind
-from engines.crossing.decisions import listed, unanswered
+from engines.crossing.decisions import listed, pick_space, unanswered
 from engines.crossing.records import new_task
 from engines.crossing.state import CrossingState, Label, Op, Prompt, Task
 from engines.crossing.work import Work, as_json, put
@@ -90,7 +90,7 @@ def move(w: Work, task: Task) -> None:
 
 def route_options(state: CrossingState, prompt: Prompt, seat: Seat) -> ListedSpace[Action]:
     """Every space the move can end on."""
-    return listed([PickSpace(s) for s in prompt.spaces])
+    return listed([pick_space(s) for s in prompt.spaces])
 
 
 def answer_route(w: Work, prompt: Prompt, action: Action) -> None:

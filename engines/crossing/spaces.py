@@ -14,7 +14,7 @@ from engines.crossing import contracts
 from engines.crossing.actions import Accept, Action, Buy, BuyCar, Pass, PickCar, PickSeat, PickSpace
 from engines.crossing.cards import draw
 from engines.crossing.components import CARS, Car, Kind
-from engines.crossing.decisions import listed, pick_cars, unanswered
+from engines.crossing.decisions import listed, pick_cars, pick_space, unanswered
 from engines.crossing.moves import arrive, rolls_double, teleport_targets
 from engines.crossing.records import new_task
 from engines.crossing.state import CrossingState, Label, Op, Prompt, Task
@@ -209,7 +209,7 @@ def roundhouse(w: Work, task: Task) -> None:
 
 def roundhouse_options(state: CrossingState, prompt: Prompt, seat: Seat) -> ListedSpace[Action]:
     """「可將…移至」: may move, so staying is a choice; else any offered space."""
-    return listed([Pass(), *(PickSpace(s) for s in prompt.spaces)])
+    return listed([Pass(), *(pick_space(s) for s in prompt.spaces)])
 
 
 def answer_roundhouse(w: Work, prompt: Prompt, action: Action) -> None:
@@ -244,7 +244,7 @@ def tower_space_options(state: CrossingState, prompt: Prompt, seat: Seat) -> Lis
     """Any space but START and CONTROL TOWER; the default leaves the target where it is."""
     here = state.players[prompt.value].position
     default = prompt.spaces.index(here) if here in prompt.spaces else 0
-    return listed([PickSpace(s) for s in prompt.spaces], default)
+    return listed([pick_space(s) for s in prompt.spaces], default)
 
 
 def answer_tower_space(w: Work, prompt: Prompt, action: Action) -> None:

@@ -58,7 +58,8 @@ def begin_turn(w: Work, task: Task) -> None:
     # One simultaneous decision before the roll: the active seat declares its plan while every
     # other seat holding any card may play Stop. Hand sizes are public, so who is asked reveals
     # nothing about who holds a Stop, and nobody sees the others' choices before making theirs.
-    others = tuple(s for s in w.left_of(task.seat) if w.hand_size(s))
+    hand = w.hand  # (`Work.hand_size`, inlined)
+    others = tuple([s for s in w.left_of(task.seat) if sum(hand[s])])
     w.ask_seats(_DECLARE, (task.seat, *others), task.seat)
 
 

@@ -33,6 +33,12 @@ _RACK_CHECK: Final = Op.RACK_CHECK
 
 _new = object.__new__
 
+_LEFT_OF = tuple(
+    tuple(tuple((seat + k) % seats for k in range(1, seats)) for seat in range(seats))
+    for seats in range(8)
+)
+"""`Work.left_of` for up to 7 seats, by seat count and seat: asked several times a turn."""
+
 
 T = TypeVar("T")
 
@@ -159,9 +165,9 @@ class Work:
         self.prompt = None
         self.emit("game_over", winner=winner, reason=termination.value)
 
-    def left_of(self, seat: Seat) -> list[Seat]:
-        """The other seats, clockwise from `seat`'s left."""
-        return [(seat + k) % self.seats for k in range(1, self.seats)]
+    def left_of(self, seat: Seat) -> tuple[Seat, ...]:
+        """The other seats, clockwise from `seat`'s left (a shared, precomputed tuple)."""
+        return _LEFT_OF[self.seats][seat]
 
     def occupied(self, seat: Seat) -> bool:
         """Whether another locomotive stands where `seat`'s does."""
