@@ -27,7 +27,7 @@ class Crop(enum.IntEnum):
     @property
     def wire(self) -> str:
         """The wire name, e.g. "wheat"."""
-        return _WIRE[self]
+        return CROP_NAMES[self]  # by position: the value is the index (no hashing)
 
     @staticmethod
     def parse(name: object) -> Crop | None:
