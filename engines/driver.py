@@ -166,7 +166,7 @@ class MatchDriver(Generic[S, A]):
             wire = {seat: dump(action)}
         else:
             wire = {seat: dump(action) for seat, action in joint.items()}
-        self.state = transition.state
+        after = self.state = transition.state
         self.moves.append(wire)
         cursors = self._cursors
         for seat in decision.seats:
@@ -189,7 +189,7 @@ class MatchDriver(Generic[S, A]):
                 del events[:drop]
         self._events.extend(transition.events)
         # `_open()`, inlined: once per decision
-        following = self._decision = rules.decision(self.state)
+        following = self._decision = rules.decision(after)
         self._spaces = {}
         self._answers = {}
         if following is not None and following.number != number + 1:
@@ -201,7 +201,7 @@ class MatchDriver(Generic[S, A]):
         set_before(move, before)
         set_decision(move, decision)
         set_joint(move, joint)
-        set_after(move, self.state)
+        set_after(move, after)
         set_events(move, transition.events)
         set_wire(move, wire)
         return move
