@@ -100,7 +100,7 @@ class Work:
          set_winner, set_termination) = _STATE_SETTERS  # fmt: skip
         set_settings(state, self.settings)
         set_number(state, number)
-        set_players(state, self._players())
+        set_players(state, _players(self))
         set_yards(state, self.yards)
         set_stacks(state, self.stacks)
         set_loose(state, self.loose)
@@ -252,38 +252,39 @@ class Work:
         """How many crew cards `seat` holds (public)."""
         return sum(self.hand[seat])
 
-    def _players(self) -> tuple[Player, ...]:
-        """The frozen players: each one the step began with that did not change, shared."""
-        players = []
-        before = self.before
-        kept = len(before)
-        (set_position, set_money, set_rack, set_hand, set_contracts) = _PLAYER_SETTERS  # fmt: skip
-        for seat, (position, money, rack, hand, contracts) in enumerate(
-            zip(self.position, self.money, self.rack, self.hand, self.contracts, strict=True)
-        ):
-            if seat < kept:
-                p = before[seat]
-                if (
-                    p.position == position
-                    and p.money == money
-                    and p.rack is rack
-                    and p.hand is hand
-                    and p.contracts is contracts
-                ):
-                    players.append(p)
-                    continue
-            p = _new(Player)
-            set_position(p, position)
-            set_money(p, money)
-            set_rack(p, rack)
-            set_hand(p, hand)
-            set_contracts(p, contracts)
-            players.append(p)
-        return tuple(players)
-
     def cards_left(self) -> int:
         """Crew cards that can still be drawn (piles and discards)."""
         return sum(len(p) for p in self.piles) + sum(self.discard)
+
+
+def _players(w: Work) -> tuple[Player, ...]:
+    """The frozen players: each one the step began with that did not change, shared."""
+    players = []
+    before = w.before
+    kept = len(before)
+    (set_position, set_money, set_rack, set_hand, set_contracts) = _PLAYER_SETTERS  # fmt: skip
+    for seat, (position, money, rack, hand, contracts) in enumerate(
+        zip(w.position, w.money, w.rack, w.hand, w.contracts, strict=True)
+    ):
+        if seat < kept:
+            p = before[seat]
+            if (
+                p.position == position
+                and p.money == money
+                and p.rack is rack
+                and p.hand is hand
+                and p.contracts is contracts
+            ):
+                players.append(p)
+                continue
+        p = _new(Player)
+        set_position(p, position)
+        set_money(p, money)
+        set_rack(p, rack)
+        set_hand(p, hand)
+        set_contracts(p, contracts)
+        players.append(p)
+    return tuple(players)
 
 
 _PLAYER_SETTERS = setters(
