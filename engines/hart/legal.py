@@ -76,7 +76,9 @@ def deciding(state: HartState, seat: Seat) -> bool:
         return bool(queue) and queue[0] == seat
     if phase is _OVER:
         return False
-    return seat in acting(state)
+    if phase is _BRIBE:
+        return seat in acting(state)
+    return seat == state.sheriff  # inspecting, extra control, seizing: `acting`'s last case
 
 
 def legal_actions(state: HartState, seat: Seat) -> ActionSpace[Action]:

@@ -36,6 +36,8 @@ from engines.rng import Rng
 # (~0.15 us a read on Python 3.11), a module global does not.
 _OVER: Final = Phase.OVER
 _PACK: Final = Phase.PACK
+_SHERIFF_ACTS = frozenset((Phase.INSPECT, Phase.EXTRA_CONTROL, Phase.SEIZE))
+"""The phases in which the sheriff alone decides (`legal.acting`'s last case)."""
 
 _LABELS = {phase: phase.value for phase in Phase}
 """The decision label of each phase (an enum's `.value` is a slow descriptor)."""
@@ -83,8 +85,11 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
         phase = state.phase
         if phase is _OVER:
             return None
+        # `legal.acting`, as a set, without its tuple where the phase alone says who acts
         if phase is _PACK:  # every trader: `acting`'s order does not matter to a set
             seats = frozenset(state.traders)
+        elif phase in _SHERIFF_ACTS:
+            seats = one_seat(state.sheriff)
         else:
             acting = legal.acting(state)
             seats = one_seat(acting[0]) if len(acting) == 1 else frozenset(acting)
