@@ -78,9 +78,13 @@ class LoyangRules(Rules[LoyangState, Action, dict[str, Json]]):
         w = Work(state, decision.number)
         w.number += 1
         # Paired action turns resolve in turn order; other decisions have one seat.
-        order = [t.seat for t in state.turns if t.seat in actions] or sorted(actions)
-        for seat in order:
-            _apply(w, seat, actions[seat], rng)
+        if len(actions) == 1:
+            ((seat, action),) = actions.items()
+            _apply(w, seat, action, rng)
+        else:
+            order = [t.seat for t in state.turns if t.seat in actions] or sorted(actions)
+            for seat in order:
+                _apply(w, seat, actions[seat], rng)
         rounds.advance(w, rng)
         return new_transition(w.freeze(), tuple(w.events))
 

@@ -175,7 +175,11 @@ class Work:
 
     def set_turn(self, turn: Turn) -> None:
         """Replace the turn in progress of `turn.seat`."""
-        self.turns = tuple(turn if t.seat == turn.seat else t for t in self.turns)
+        turns = self.turns
+        if len(turns) == 1 and turns[0].seat == turn.seat:  # the common case, no generator
+            self.turns = (turn,)
+        else:
+            self.turns = tuple(turn if t.seat == turn.seat else t for t in turns)
 
     def discard_cards(self, cards: tuple[str, ...]) -> None:
         """Put `cards` face up on the action discard pile."""
