@@ -22,7 +22,7 @@ def evolve_turn(turn: TurnState, **changes: Any) -> TurnState:
     if not changes.keys() <= _TURN_FIELDS:
         raise TypeError(f"TurnState has no field(s) {sorted(changes.keys() - _TURN_FIELDS)}")
     get = changes.get
-    return _build_turn(
+    return new_turn(  # the shared record of these values (see the module docstring)
         get("active", turn.active),
         get("chain", turn.chain),
         get("crew", turn.crew),
@@ -117,6 +117,6 @@ def _build_prompt(
     return p
 
 
-new_turn = functools.lru_cache(maxsize=4096, typed=True)(_build_turn)
+new_turn = functools.lru_cache(maxsize=8192, typed=True)(_build_turn)
 new_task = functools.lru_cache(maxsize=4096, typed=True)(_build_task)
 new_prompt = functools.lru_cache(maxsize=4096, typed=True)(_build_prompt)
