@@ -33,16 +33,12 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import is_
 from typing import Any, ClassVar, Generic, TypeVar
 
 from engines.action_json import load_wire
-from engines.errors import (
-    GameOver,
-    IllegalAction,
-    NotYourDecision,
-    OptionsError,
-    StaleDecision,
-)
+from engines.errors import GameOver, IllegalAction, NotYourDecision, OptionsError, StaleDecision
 from engines.json_value import Json as Json  # the contract's wire type, imported from here
 from engines.options import Option
 from engines.rng import Rng
@@ -197,7 +193,9 @@ class ListedSpace(ActionSpace[A]):
             if members is None:
                 if not self._scanned:
                     object.__setattr__(self, "_scanned", True)
-                    return action in self.actions
+                    # One of the listed objects itself (a local player picks from the listing)
+                    # is found by identity in C; equality calls each action's Python __eq__.
+                    return any(map(is_, self.actions, repeat(action))) or action in self.actions
                 members = frozenset(self.actions)
                 object.__setattr__(self, "_members", members)
             return action in members

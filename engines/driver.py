@@ -78,6 +78,9 @@ class MatchDriver(Generic[S, A]):
         self._cursors = [-1] * seats
         self._oldest = -1
         """The bound `_events` was last filtered by: none older than it is kept."""
+        self._decision: Decision | None = None
+        self._spaces: dict[Seat, ActionSpace[A]] = {}
+        self._answers: dict[Seat, A] = {}
         self._open()
 
     # -- what is asked ------------------------------------------------------------------------
@@ -163,26 +166,42 @@ class MatchDriver(Generic[S, A]):
             wire = {seat: dump(action)}
         else:
             wire = {seat: dump(action) for seat, action in joint.items()}
-        self.state = transition.state
+        after = self.state = transition.state
         self.moves.append(wire)
         cursors = self._cursors
         for seat in decision.seats:
             cursors[seat] = number
-        # Keep only events someone may still be shown: a seat's since-cursor or the public view.
-        # Every kept event is at least as recent as the last bound, so only a raised bound can
-        # drop any: most decisions skip the filtering pass.
-        oldest = min(min(cursors), number)
+        # Drop the events nobody may still be shown: older than every seat's since-cursor and
+        # the public view's (no cursor is past `number`: the deciding seats' now equal it). Only
+        # a raised bound can drop any, and events arrive in decision order, so the dropped ones
+        # are a prefix: each event is looked at once on its way out, not at every raise. (Were
+        # one out of order, it would stay, unseen: `view` shows only events since a cursor.)
+        oldest = min(cursors)
         if oldest > self._oldest:
             self._oldest = oldest
-            self._events = [e for e in self._events if e.number >= oldest]
+            events = self._events
+            drop = 0
+            for e in events:
+                if e.number >= oldest:
+                    break
+                drop += 1
+            if drop:
+                del events[:drop]
         self._events.extend(transition.events)
-        self._open()
+        # `_open()`, inlined: once per decision
+        following = self._decision = rules.decision(after)
+        self._spaces = {}
+        self._answers = {}
+        if following is not None and following.number != number + 1:
+            raise AssertionError(
+                f"{rules.name} numbered decision {number + 1} as {following.number}"
+            )
         move = object.__new__(Move)
         set_before, set_decision, set_joint, set_after, set_events, set_wire = _MOVE_SETTERS
         set_before(move, before)
         set_decision(move, decision)
         set_joint(move, joint)
-        set_after(move, self.state)
+        set_after(move, after)
         set_events(move, transition.events)
         set_wire(move, wire)
         return move
@@ -192,8 +211,15 @@ class MatchDriver(Generic[S, A]):
         decision = self._decision
         if decision is None:
             raise GameOver("the match is over")
+        spaces, answers = self._spaces, self._answers
         for seat, action in joint.items():
-            self.answer(seat, decision.number, action)
+            # A space listed for this decision means the seat is deciding now: only legality is
+            # left to check (`answer` does every check, and raises the right error).
+            space = spaces.get(seat)
+            if space is not None and action in space:
+                answers[seat] = action
+            else:
+                self.answer(seat, decision.number, action)
         return self.advance()
 
     def play_wire(self, joint: Mapping[Seat, Json]) -> Move[S, A]:
@@ -223,8 +249,8 @@ class MatchDriver(Generic[S, A]):
 
     def _open(self) -> None:
         self._decision = self.rules.decision(self.state)
-        self._spaces: dict[Seat, ActionSpace[A]] = {}
-        self._answers: dict[Seat, A] = {}
+        self._spaces = {}
+        self._answers = {}
         if self._decision is not None and self._decision.number != self.number:
             raise AssertionError(
                 f"{self.rules.name} numbered decision {self.number} as {self._decision.number}"

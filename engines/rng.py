@@ -86,7 +86,15 @@ class HashRng(_RngMixin):
     @classmethod
     def for_decision(cls, seed: int, number: int) -> HashRng:
         """The stream used by `Rules.apply` for decision `number`."""
-        return cls(seed, f"decision:{number}")
+        # `cls(seed, f"decision:{number}")`, without `__init__` or a second format: one per
+        # decision, and most are never drawn from.
+        rng = object.__new__(cls)
+        rng._material = f"{seed}:decision:{number}"
+        rng._key = b""
+        rng._counter = 0
+        rng._buffer = b""
+        rng._offset = 0
+        return rng
 
     def _bytes(self, count: int) -> bytes:
         offset = self._offset
@@ -122,7 +130,18 @@ class HashRng(_RngMixin):
         if not nbytes:
             return 0
         while True:
-            value = int.from_bytes(self._bytes(nbytes), "big")
+            # `_bytes(nbytes)`, inlined: dice and small choices draw this way several times a step
+            offset = self._offset
+            end = offset + nbytes
+            if end > len(self._buffer):
+                self._refill(nbytes)
+                offset, end = 0, nbytes
+            self._offset = end
+            buffer = self._buffer
+            if nbytes == 2:  # every bound below 256: two bytes, big-endian
+                value = buffer[offset] << 8 | buffer[offset + 1]
+            else:
+                value = int.from_bytes(buffer[offset:end], "big")
             if value < limit:
                 return value % n
 

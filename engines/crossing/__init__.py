@@ -17,6 +17,7 @@ Files (the same roles in every game, and one module per rule family beside them)
 | `data.py` | reading and validating the board files (`board.json`); the packaged `BOARDS` |
 | `state.py` | the options and the frozen state: `CrossingState`, players, turn, prompts, tasks |
 | `actions.py` | the action types |
+| `records.py` | cheaper builders of tasks, prompts and turn records (`new_task`, `evolve_turn`) |
 | `work.py` | `Work`, the mutable working copy a step edits: `emit`, `ask`, `freeze`, cars, money |
 | `rules.py` | `CrossingRules`: the contract's entry points, each delegating |
 | `legal.py` | the legal actions per decision label, from the rule that asked it |

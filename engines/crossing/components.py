@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from engines.frozen import Enum
 
-class Car(enum.Enum):
+
+class Car(Enum):
     """A car type; the order is the order of every per-type count tuple."""
 
     PASSENGER = "passenger"
@@ -16,7 +17,7 @@ class Car(enum.Enum):
     TANK = "tank"
 
 
-class Crew(enum.Enum):
+class Crew(Enum):
     """A crew card type; the order is the order of every per-type count tuple."""
 
     RAILROAD_CREW = "railroad_crew"
@@ -25,7 +26,7 @@ class Crew(enum.Enum):
     STOP = "stop"
 
 
-class Kind(enum.Enum):
+class Kind(Enum):
     """What a space does when a locomotive stops on it."""
 
     START = "start"

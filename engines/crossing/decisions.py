@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from engines.api import ListedSpace, Seat
-from engines.crossing.actions import Action, Pass, PickCar, PickContract
+from engines.crossing.actions import Action, Pass, PickCar, PickContract, PickSpace
 from engines.crossing.components import CARS, Board
 from engines.crossing.state import CrossingState, Prompt
 from engines.crossing.work import Work
+from engines.frozen import new_listed
 
 Options = Callable[[CrossingState, Prompt, Seat], ListedSpace[Action]]
 """A decision's legal actions: (state, its prompt, the deciding seat) -> the space."""
@@ -16,9 +18,13 @@ Answer = Callable[[Work, Prompt, Action], None]
 """A single-seat decision's effect: (working copy, the prompt answered, the action)."""
 
 
+pick_space = functools.cache(PickSpace)
+"""`PickSpace(space)`, one shared action per space: route and tower choices list them often."""
+
+
 def listed(actions: Sequence[Action], default: int = 0) -> ListedSpace[Action]:
     """The space of these actions (the first is the default unless told)."""
-    return ListedSpace(tuple(actions), default)
+    return new_listed(ListedSpace, tuple(actions), default)
 
 
 def pick_cars(rack: Sequence[int]) -> list[Action]:

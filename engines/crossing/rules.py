@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from engines.api import ActionSpace, Decision, Json, Outcome, Rules, Seat, Transition
+from engines.api import Decision, Json, Outcome, Rules, Seat, Transition
 from engines.crossing.actions import Action
 from engines.crossing.data import provenance_lines
 from engines.crossing.legal import legal_actions
@@ -15,6 +15,7 @@ from engines.crossing.turns import answer, run
 from engines.crossing.view import observe, scramble
 from engines.crossing.wire import dump_action, parse_action
 from engines.crossing.work import Work
+from engines.frozen import new_decision, new_transition, one_seat
 from engines.options import Option
 from engines.rng import Rng
 
@@ -51,17 +52,22 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
         """Deal hands, roll the starting cars and the first player; run to the first decision."""
         w = deal(Settings.of(self.resolve_options(options)), seats, rng)
         run(w)
-        return Transition(w.freeze(0), tuple(w.events))
+        return new_transition(w.freeze(0), tuple(w.events))
 
     def decision(self, state: CrossingState) -> Decision | None:
         """The waiting decision, or None once the game is over."""
         if state.prompt is None:
             return None
-        return Decision(state.number, frozenset(state.prompt.seats), state.prompt.label.value)
+        prompt = state.prompt
+        seats = prompt.seats
+        # (`_value_`: an enum's `.value` is a slow descriptor)
+        deciding = one_seat(seats[0]) if len(seats) == 1 else frozenset(seats)
+        return new_decision(state.number, deciding, prompt.label._value_)
 
-    def legal_actions(self, state: CrossingState, seat: Seat) -> ActionSpace[Action]:
-        """The legal actions of `seat` now (see `engines.crossing.legal`)."""
-        return legal_actions(state, seat)
+    # The driver calls these once or more per decision: the rule functions themselves, not a
+    # method that delegates to them (one call less each).
+    legal_actions = staticmethod(legal_actions)
+    """The legal actions of `seat` now (see `engines.crossing.legal`)."""
 
     def step(
         self,
@@ -74,7 +80,7 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
         w = Work(state, rng)
         answer(w, actions)
         run(w)
-        return Transition(w.freeze(state.number + 1), tuple(w.events))
+        return new_transition(w.freeze(state.number + 1), tuple(w.events))
 
     def observe(self, state: CrossingState, viewer: Seat | None) -> dict[str, Json]:
         """The view of `viewer` (documented in `engines.crossing.wire`)."""
@@ -99,9 +105,8 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
         """Parse a wire action (forms in `engines.crossing.wire`)."""
         return parse_action(seat, wire)
 
-    def dump_action(self, action: Action) -> Json:
-        """The wire form of an action."""
-        return dump_action(action)
+    dump_action = staticmethod(dump_action)
+    """The wire form of an action (a rule function, see `legal_actions`)."""
 
     def dump_observation(self, observation: Any) -> Json:
         """Views are already JSON."""

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
 from engines.api import Termination
 from engines.crossing.data import BOARDS, DEFAULT_BOARD, Board, Car
+from engines.frozen import Enum
 from engines.options import Option
 
 OPTIONS: tuple[Option, ...] = (
@@ -141,7 +140,7 @@ def _int(value: object) -> int:
     return value
 
 
-class Label(enum.Enum):
+class Label(Enum):
     """The kinds of decision; the value is the decision's label."""
 
     DECLARE = "declare"
@@ -163,7 +162,7 @@ class Label(enum.Enum):
     RAISE_CASH = "raise_cash"
 
 
-class CrewMode(enum.Enum):
+class CrewMode(Enum):
     """How Railroad Crew cards change this turn's roll."""
 
     NONE = "none"
@@ -174,18 +173,19 @@ class CrewMode(enum.Enum):
     @property
     def cards(self) -> int:
         """Railroad Crew cards this mode costs."""
-        return {"none": 0, "slow": 1, "reverse": 1, "slow_reverse": 2}[self.value]
+        return 2 if self._value_ == "slow_reverse" else int(self._value_ != "none")
 
+    # By value: `CrewMode.X` reads go through EnumType's slow __getattr__ hook (Python 3.11).
     @property
     def slow(self) -> bool:
-        return self in (CrewMode.SLOW, CrewMode.SLOW_REVERSE)
+        return self._value_ in ("slow", "slow_reverse")
 
     @property
     def reverse(self) -> bool:
-        return self in (CrewMode.REVERSE, CrewMode.SLOW_REVERSE)
+        return self._value_ in ("reverse", "slow_reverse")
 
 
-class Op(enum.Enum):
+class Op(Enum):
     """A pending step of the rules (see `engines.crossing.turns`)."""
 
     BEGIN_TURN = "begin_turn"
@@ -271,43 +271,6 @@ class TurnState:
     """Stop cards played against this turn."""
     lost: bool = False
     """A Stop duel took this turn away."""
-
-
-def evolve_turn(turn: TurnState, **changes: Any) -> TurnState:
-    """`dataclasses.replace(turn, **changes)`, spelled out: the turn record is replaced about once a
-    step, and `replace`'s walk over the fields took twice as long as this."""
-    if not changes.keys() <= _TURN_FIELDS:
-        raise TypeError(f"TurnState has no field(s) {sorted(changes.keys() - _TURN_FIELDS)}")
-    get = changes.get
-    return TurnState(
-        get("active", turn.active),
-        get("chain", turn.chain),
-        get("crew", turn.crew),
-        get("engineer", turn.engineer),
-        get("occupied", turn.occupied),
-        get("roll_again", turn.roll_again),
-        get("ends", turn.ends),
-        get("no_engineer", turn.no_engineer),
-        get("stops", turn.stops),
-        get("lost", turn.lost),
-    )
-
-
-_TURN_NAMES = (
-    "active",
-    "chain",
-    "crew",
-    "engineer",
-    "occupied",
-    "roll_again",
-    "ends",
-    "no_engineer",
-    "stops",
-    "lost",
-)
-_TURN_FIELDS = frozenset(_TURN_NAMES)
-if tuple(f.name for f in fields(TurnState)) != _TURN_NAMES:  # pragma: no cover - a code invariant
-    raise AssertionError("evolve_turn must pass every field of TurnState, in order")
 
 
 @dataclass(frozen=True, slots=True)

@@ -168,6 +168,16 @@ _KEYS: dict[str, tuple[str, ...]] = {
 
 def dump_action(action: Action) -> dict[str, Json]:
     """The wire form of an action."""
+    # The forms of every decision's answers, by exact type first: a class pattern with
+    # positional captures (`Roll(crew, ...)`) costs several times an attribute read.
+    kind = type(action)
+    if kind is Pass:
+        return {"type": "pass"}
+    if kind is PlayStop:
+        return {"type": "stop"}
+    if type(action) is Roll:
+        crew, villain, engineer = action.crew, action.villain, action.engineer
+        return {"type": "roll", "crew": crew.value, "villain": villain, "engineer": engineer}
     match action:
         case Pass():
             return {"type": "pass"}

@@ -11,10 +11,11 @@ state shares every row and every player the step left alone.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final, TypeVar
 
 from engines.api import Event, Json, Seat, Termination
 from engines.crossing.data import CARS, Car
+from engines.crossing.records import evolve_turn, new_prompt, new_task, new_turn
 from engines.crossing.state import (
     CrossingState,
     Label,
@@ -22,11 +23,29 @@ from engines.crossing.state import (
     Player,
     Prompt,
     Task,
-    TurnState,
-    evolve_turn,
 )
-from engines.frozen import event, setters
+from engines.frozen import EVENT_SETTERS, one_seat, setters
 from engines.rng import Rng
+
+# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
+# (~0.15 us a read on Python 3.11), a module global does not.
+_RACK_CHECK: Final = Op.RACK_CHECK
+
+_new = object.__new__
+
+_LEFT_OF = tuple(
+    tuple(tuple((seat + k) % seats for k in range(1, seats)) for seat in range(seats))
+    for seats in range(8)
+)
+"""`Work.left_of` for up to 7 seats, by seat count and seat: asked several times a turn."""
+
+
+T = TypeVar("T")
+
+
+def put(row: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    """`row` with the item at `index` replaced by `value`."""
+    return (*row[:index], value, *row[index + 1 :])
 
 
 def as_json(values: Sequence[int]) -> list[Json]:
@@ -54,14 +73,15 @@ class Work:
         self.rack: list[tuple[int, ...]] = [p.rack for p in state.players]
         self.hand: list[tuple[int, ...]] = [p.hand for p in state.players]
         self.contracts: list[tuple[int, ...]] = [p.contracts for p in state.players]
-        self.yards = list(state.yards)
-        # The board-wide rows stay tuples, replaced whole when one changes: most steps change
-        # none of them, and the next state shares every row that did not change.
-        self.stacks: list[tuple[int, ...]] = list(state.stacks)
-        self.loose: list[tuple[Car, ...]] = list(state.loose)
+        # The board-wide rows and their tables stay tuples, replaced whole when one item changes
+        # (`put`): most steps change none of them, so the next state shares them untouched
+        # instead of copying each into a list and back (the spaces' dropped cars are ~50 rows).
+        self.yards: tuple[int, ...] = state.yards
+        self.stacks: tuple[tuple[int, ...], ...] = state.stacks
+        self.loose: tuple[tuple[Car, ...], ...] = state.loose
         self.depot = state.depot
-        self.piles: list[tuple[int, ...]] = list(state.piles)
-        self.discard = list(state.discard)
+        self.piles: tuple[tuple[int, ...], ...] = state.piles
+        self.discard: tuple[int, ...] = state.discard
         self.turns = state.turns
         self.regular_turns = state.regular_turns
         self.turn = state.turn
@@ -80,13 +100,13 @@ class Work:
          set_winner, set_termination) = _STATE_SETTERS  # fmt: skip
         set_settings(state, self.settings)
         set_number(state, number)
-        set_players(state, tuple([_player(self, s) for s in range(self.seats)]))
-        set_yards(state, tuple(self.yards))
-        set_stacks(state, tuple(self.stacks))
-        set_loose(state, tuple(self.loose))
+        set_players(state, _players(self))
+        set_yards(state, self.yards)
+        set_stacks(state, self.stacks)
+        set_loose(state, self.loose)
         set_depot(state, self.depot)
-        set_piles(state, tuple(self.piles))
-        set_discard(state, tuple(self.discard))
+        set_piles(state, self.piles)
+        set_discard(state, self.discard)
         set_turns(state, self.turns)
         set_regular_turns(state, self.regular_turns)
         set_turn(state, self.turn)
@@ -99,12 +119,21 @@ class Work:
     # -- bookkeeping ----------------------------------------------------------------------------
     def emit(self, kind: str, audience: Seat | None = None, **data: Json) -> None:
         """Record an event; `audience` limits it to one seat."""
-        aud = None if audience is None else frozenset((audience,))
-        self.events.append(event(self.number, kind, aud, data))
+        # `engines.frozen.event`, inlined: about three events a step
+        built = _new(Event)
+        set_number, set_kind, set_data, set_audience = EVENT_SETTERS
+        set_number(built, self.number)
+        set_kind(built, kind)
+        set_data(built, tuple(sorted(data.items())) if len(data) > 1 else tuple(data.items()))
+        set_audience(built, None if audience is None else one_seat(audience))
+        self.events.append(built)
 
     def then(self, *tasks: Task) -> None:
         """Run `tasks` next, in this order (before anything already pending)."""
-        self.tasks.extend(reversed(tasks))
+        if len(tasks) == 1:
+            self.tasks.append(tasks[0])
+        else:
+            self.tasks.extend(reversed(tasks))
 
     def ask(
         self,
@@ -118,11 +147,11 @@ class Work:
         passes: tuple[int, ...] = (),
     ) -> None:
         """Wait for `seat`'s decision (the context fields are those of `Prompt`)."""
-        self.prompt = Prompt(label, (seat,), seat, own, value, space, spaces, passes)
+        self.prompt = new_prompt(label, (seat,), seat, own, value, space, spaces, passes)
 
     def ask_seats(self, label: Label, seats: tuple[Seat, ...], about: Seat) -> None:
         """Wait for the decisions of `seats` about `about`."""
-        self.prompt = Prompt(label, seats, about)
+        self.prompt = new_prompt(label, seats, about)
 
     def set_turn(self, **changes: Any) -> None:
         """Change fields of the turn in progress."""
@@ -136,18 +165,17 @@ class Work:
         self.prompt = None
         self.emit("game_over", winner=winner, reason=termination.value)
 
-    def left_of(self, seat: Seat) -> list[Seat]:
-        """The other seats, clockwise from `seat`'s left."""
-        return [(seat + k) % self.seats for k in range(1, self.seats)]
+    def left_of(self, seat: Seat) -> tuple[Seat, ...]:
+        """The other seats, clockwise from `seat`'s left (a shared, precomputed tuple)."""
+        return _LEFT_OF[self.seats][seat]
 
     def occupied(self, seat: Seat) -> bool:
         """Whether another locomotive stands where `seat`'s does."""
-        here = self.position[seat]
-        return any(self.position[o] == here for o in range(self.seats) if o != seat)
+        return self.position.count(self.position[seat]) > 1
 
     def new_turn(self, active: Seat, chain: int) -> None:
         """Start a fresh turn record."""
-        self.turn = TurnState(active=active, chain=chain)
+        self.turn = new_turn(active=active, chain=chain)
 
     # -- dice ---------------------------------------------------------------------------------
     def die(self) -> int:
@@ -189,10 +217,10 @@ class Work:
         if not self.yards[i]:
             self.emit("yard_empty", seat=seat, car=car.value, why=why)
             return False
-        self.yards[i] -= 1
+        self.yards = put(self.yards, i, self.yards[i] - 1)
         self.add_cars(seat, i, 1)
         self.emit("car_gained", seat=seat, car=car.value, why=why)
-        self.then(Task(Op.RACK_CHECK, seat))
+        self.then(new_task(_RACK_CHECK, seat))
         return True
 
     def sell_car(self, seat: Seat, car: Car, why: str) -> None:
@@ -200,7 +228,7 @@ class Work:
         i = CARS.index(car)
         price = self.board.car_sale_price(car)
         self.add_cars(seat, i, -1)
-        self.yards[i] += 1
+        self.yards = put(self.yards, i, self.yards[i] + 1)
         self.money[seat] += price
         self.emit("car_sold", seat=seat, car=car.value, price=price, why=why)
 
@@ -208,7 +236,7 @@ class Work:
         """Put a car from `seat`'s rack onto the space where its locomotive stands."""
         self.add_cars(seat, CARS.index(car), -1)
         here = self.position[seat]
-        self.loose[here] = (*self.loose[here], car)
+        self.loose = put(self.loose, here, (*self.loose[here], car))
         self.emit("car_dropped", seat=seat, car=car.value, space=here, why=why)
 
     # -- money --------------------------------------------------------------------------------
@@ -229,28 +257,34 @@ class Work:
         return sum(len(p) for p in self.piles) + sum(self.discard)
 
 
-def _player(w: Work, seat: Seat) -> Player:
-    """The frozen player in `seat`: the one the step began with if nothing changed."""
-    rack, hand, contracts = w.rack[seat], w.hand[seat], w.contracts[seat]
-    position, money = w.position[seat], w.money[seat]
-    if seat < len(w.before):
-        p = w.before[seat]
-        if (
-            p.position == position
-            and p.money == money
-            and p.rack is rack
-            and p.hand is hand
-            and p.contracts is contracts
-        ):
-            return p
-    p = object.__new__(Player)
+def _players(w: Work) -> tuple[Player, ...]:
+    """The frozen players: each one the step began with that did not change, shared."""
+    players = []
+    before = w.before
+    kept = len(before)
     (set_position, set_money, set_rack, set_hand, set_contracts) = _PLAYER_SETTERS  # fmt: skip
-    set_position(p, position)
-    set_money(p, money)
-    set_rack(p, rack)
-    set_hand(p, hand)
-    set_contracts(p, contracts)
-    return p
+    for seat, (position, money, rack, hand, contracts) in enumerate(
+        zip(w.position, w.money, w.rack, w.hand, w.contracts, strict=True)
+    ):
+        if seat < kept:
+            p = before[seat]
+            if (
+                p.position == position
+                and p.money == money
+                and p.rack is rack
+                and p.hand is hand
+                and p.contracts is contracts
+            ):
+                players.append(p)
+                continue
+        p = _new(Player)
+        set_position(p, position)
+        set_money(p, money)
+        set_rack(p, rack)
+        set_hand(p, hand)
+        set_contracts(p, contracts)
+        players.append(p)
+    return tuple(players)
 
 
 _PLAYER_SETTERS = setters(

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from engines.frozen import Enum
 
-class Good(enum.Enum):
+
+class Good(Enum):
     """A kind of goods card, in the rulebook's order (also the order of the end-of-game sale)."""
 
     JUG = "jug"

@@ -11,6 +11,7 @@ the time saved per decision. The other builders saved under 1 us per decision an
 from __future__ import annotations
 
 import functools
+from typing import Final
 
 from engines.api import ActionSpace, ListedSpace, Seat
 from engines.hart.actions import (
@@ -32,17 +33,30 @@ from engines.hart.state import Bag, HartState, Phase, bags_up_to
 from engines.hart.wire import dump_action
 from engines.spaces import IntRange, MixedSpace
 
+# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
+# (~0.15 us a read on Python 3.11), a module global does not.
+_APPOINT: Final = Phase.APPOINT
+_BRIBE: Final = Phase.BRIBE
+_DECLARE: Final = Phase.DECLARE
+_EXTRA_CONTROL: Final = Phase.EXTRA_CONTROL
+_INSPECT: Final = Phase.INSPECT
+_JUG: Final = Good.JUG
+_KEEP: Final = Phase.KEEP
+_OVER: Final = Phase.OVER
+_PACK: Final = Phase.PACK
+_SEIZE: Final = Phase.SEIZE
+
 
 def acting(state: HartState) -> tuple[Seat, ...]:
     """The seats that must answer now, sorted: every trader when packing, else one seat."""
     phase = state.phase
-    if phase is Phase.OVER:
+    if phase is _OVER:
         return ()
-    if phase is Phase.PACK:
+    if phase is _PACK:
         return tuple(sorted(state.traders))
-    if phase in (Phase.DECLARE, Phase.KEEP, Phase.APPOINT):
+    if phase in (_DECLARE, _KEEP, _APPOINT):
         return state.queue[:1]
-    if phase is Phase.BRIBE:
+    if phase is _BRIBE:
         talk = state.negotiation
         assert talk is not None
         last = talk.last()
@@ -52,27 +66,42 @@ def acting(state: HartState) -> tuple[Seat, ...]:
     return (state.sheriff,)
 
 
+def deciding(state: HartState, seat: Seat) -> bool:
+    """Whether `seat` is one of `acting(state)`, without building that tuple."""
+    phase = state.phase
+    if phase is _PACK:
+        return seat in state.traders
+    if phase is _DECLARE or phase is _KEEP or phase is _APPOINT:
+        queue = state.queue
+        return bool(queue) and queue[0] == seat
+    if phase is _OVER:
+        return False
+    if phase is _BRIBE:
+        return seat in acting(state)
+    return seat == state.sheriff  # inspecting, extra control, seizing: `acting`'s last case
+
+
 def legal_actions(state: HartState, seat: Seat) -> ActionSpace[Action]:
     """The legal actions of `seat`, which must be deciding now."""
     phase = state.phase
-    if seat not in acting(state):
+    if not deciding(state, seat):
         raise ValueError(f"seat {seat} is not deciding now ({phase.value})")
     p = state.player(seat)
-    if phase is Phase.PACK:
+    if phase is _PACK:
         return packings(p.hand.counts)
-    if phase is Phase.DECLARE:
+    if phase is _DECLARE:
         return declarations(p.suitcase.counts)
-    if phase is Phase.INSPECT:
+    if phase is _INSPECT:
         return targets(Inspect, state.traders)
-    if phase is Phase.EXTRA_CONTROL:
+    if phase is _EXTRA_CONTROL:
         return targets(Inspect, unchecked(state))
-    if phase is Phase.SEIZE:
+    if phase is _SEIZE:
         return targets(Seize, unchecked(state))
-    if phase is Phase.BRIBE:
+    if phase is _BRIBE:
         return bribes(state, seat)
-    if phase is Phase.KEEP:
+    if phase is _KEEP:
         return keepings(p.behind.counts)
-    assert phase is Phase.APPOINT and state.last_sheriff is not None
+    assert phase is _APPOINT and state.last_sheriff is not None
     return appointments(state.seats, (state.last_sheriff + 1) % state.seats)
 
 
@@ -93,7 +122,7 @@ _DECLARATIONS = tuple(Declare(n, g) for n in range(1, MAX_PACK + 1) for g in LEG
 def declarations(suitcase: tuple[int, ...]) -> ListedSpace[Action]:
     """Any count 1-5 of any legal good; the default names the suitcase's size and first kind."""
     bag = Bag(suitcase)
-    kind = next((g for g in bag if g.is_legal), Good.JUG)
+    kind = next((g for g in bag if g.is_legal), _JUG)
     honest_looking = Declare(min(max(len(bag), 1), MAX_PACK), kind)
     return ListedSpace(_DECLARATIONS, default_index=_DECLARATIONS.index(honest_looking))
 

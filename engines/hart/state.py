@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import enum
 import functools
 import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from engines.api import Json, Seat
+from engines.frozen import Enum, setters
 from engines.hart.data import CARDS, GOODS, INDEX, NAMES, START_MONEY, Good
 
 
@@ -24,7 +24,7 @@ class Bag:
         counts = [0] * len(GOODS)
         for good in goods:
             counts[INDEX[good]] += 1
-        return Bag(tuple(counts))
+        return _bag(tuple(counts))
 
     @staticmethod
     def full_deck() -> Bag:
@@ -42,7 +42,7 @@ class Bag:
     def __add__(self, other: Bag) -> Bag:
         a0, a1, a2, a3, a4, a5 = self.counts
         b0, b1, b2, b3, b4, b5 = other.counts
-        return Bag((a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5))
+        return _bag((a0 + b0, a1 + b1, a2 + b2, a3 + b3, a4 + b4, a5 + b5))
 
     def __sub__(self, other: Bag) -> Bag:
         a0, a1, a2, a3, a4, a5 = self.counts
@@ -50,7 +50,7 @@ class Bag:
         left = (a0 - b0, a1 - b1, a2 - b2, a3 - b3, a4 - b4, a5 - b5)
         if min(left) < 0:
             raise ValueError(f"cannot take {other} out of {self}")
-        return Bag(left)
+        return _bag(left)
 
     def __le__(self, other: Bag) -> bool:
         """Whether this bag is a sub-multiset of `other`."""
@@ -68,7 +68,13 @@ class Bag:
 
     def names(self) -> list[Json]:
         """The wire form: one lower-case name per card, cheapest kind first."""
-        return [name for name, n in zip(NAMES, self.counts, strict=True) for _ in range(n)]
+        counts = self.counts
+        names = _NAMES.get(counts)
+        if names is None:
+            names = tuple([name for name, n in zip(NAMES, counts, strict=True) for _ in range(n)])
+            if len(names) <= _NAMES_UP_TO:
+                _NAMES[counts] = names
+        return list(names)
 
     def value(self) -> int:
         """The printed sale value of every card."""
@@ -121,6 +127,23 @@ class Bag:
         ]
 
 
+_set_counts = setters(Bag, "counts")[0]
+
+
+def _bag(counts: tuple[int, ...]) -> Bag:
+    """`Bag(counts)` through its slot's setter (see `engines.frozen`): bag arithmetic runs
+    several times per decision."""
+    bag = object.__new__(Bag)
+    _set_counts(bag, counts)
+    return bag
+
+
+_NAMES: dict[tuple[int, ...], tuple[Json, ...]] = {}
+"""The names of the small bags seen so far: hands, suitcases and what is sold or seized recur."""
+_NAMES_UP_TO = 12
+"""Bags of at most this many cards have their names remembered (a few thousand at most)."""
+
+
 @functools.cache
 def bags_up_to(high: int) -> tuple[Bag, ...]:
     """Every bag of at most `high` cards, in `Bag.sub_bags` order (built once, shared)."""
@@ -141,7 +164,7 @@ def _table(
 EMPTY = Bag()
 
 
-class Phase(enum.Enum):
+class Phase(Enum):
     """What the match is waiting for; also the label of the decision."""
 
     PACK = "pack"
@@ -155,14 +178,14 @@ class Phase(enum.Enum):
     OVER = "over"
 
 
-class Control(enum.Enum):
+class Control(Enum):
     """Which check a negotiation belongs to."""
 
     INSPECTION = "inspection"
     EXTRA_CONTROL = "extra_control"
 
 
-class TieRule(enum.Enum):
+class TieRule(Enum):
     """Who settles a tie for poorest at a round's end."""
 
     EN = "en"

@@ -9,9 +9,11 @@ first write), collects the step's events with `emit`, and `freeze` builds the ne
 from __future__ import annotations
 
 from engines.api import Event, Json, Seat
-from engines.frozen import event, setters
+from engines.frozen import EVENT_SETTERS, setters
 from engines.hart.data import Good
 from engines.hart.state import Bag, Config, Declaration, HartState, Negotiation, Phase, Player
+
+_new = object.__new__
 
 
 class PlayerWork:
@@ -122,8 +124,14 @@ class Work:
 
     def emit(self, kind: str, audience: tuple[Seat, ...] | None = None, **data: Json) -> None:
         """Report one more event of this step, seen by `audience` (None = everyone)."""
-        aud = None if audience is None else frozenset(audience)
-        self.events.append(event(self.number, kind, aud, data))
+        # `engines.frozen.event`, inlined: one or two events a step
+        built = _new(Event)
+        set_number, set_kind, set_data, set_audience = EVENT_SETTERS
+        set_number(built, self.number)
+        set_kind(built, kind)
+        set_data(built, tuple(sorted(data.items())) if len(data) > 1 else tuple(data.items()))
+        set_audience(built, None if audience is None else frozenset(audience))
+        self.events.append(built)
 
     def clockwise(self, start: Seat) -> tuple[Seat, ...]:
         """Every seat once, clockwise, starting at `start`."""
@@ -142,7 +150,10 @@ class Work:
         set_round(s, self.round)
         set_turn(s, self.turn)
         set_sheriff(s, self.sheriff)
-        set_players(s, self._shared or tuple([_frozen(p) for p in self.players]))
+        shared = self._shared
+        if shared is None:
+            shared = tuple([p.freeze() if isinstance(p, PlayerWork) else p for p in self.players])
+        set_players(s, shared)
         set_deck(s, self.deck)
         set_discard(s, self.discard)
         set_traders(s, self.traders)
@@ -183,7 +194,3 @@ _STATE_SETTERS = setters(
     "queue",
     "last_sheriff",
 )
-
-
-def _frozen(p: Player | PlayerWork) -> Player:
-    return p.freeze() if isinstance(p, PlayerWork) else p

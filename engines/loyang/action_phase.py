@@ -3,6 +3,8 @@ pair), loans, the storehouse upgrade and raising money that is due."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from engines.api import Seat
 from engines.loyang import board, helper_cards, scoring
 from engines.loyang.actions import (
@@ -33,6 +35,12 @@ from engines.loyang.state import Stage, Turn, evolve_turn
 from engines.loyang.work import Work
 from engines.rng import Rng
 
+# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
+# (~0.15 us a read on Python 3.11), a module global does not.
+_ACT: Final = Stage.ACT
+_DONE: Final = Stage.DONE
+_KEEP: Final = Stage.KEEP
+
 
 def apply(w: Work, seat: Seat, action: Action, rng: Rng) -> None:
     """Apply one legal action-phase step of `seat` and settle what follows automatically."""
@@ -41,7 +49,7 @@ def apply(w: Work, seat: Seat, action: Action, rng: Rng) -> None:
     else:
         turn = w.turn_of(seat)
         assert turn is not None
-        if not isinstance(action, EndTurn | FinishStoring | FinishScoring | Store | Advance):
+        if not isinstance(action, (EndTurn, FinishStoring, FinishScoring, Store, Advance)):
             turn = evolve_turn(turn, steps=turn.steps + 1)
             w.set_turn(turn)
         _step(w, seat, turn, action, rng)
@@ -149,7 +157,7 @@ def buy_pair(w: Work, seat: Seat, turn: Turn, rng: Rng) -> None:
     if not drawn:  # a simultaneous seat drew the last cards: nothing is bought
         return
     w.edit(seat).cash -= price
-    w.set_turn(evolve_turn(turn, pair_bought=True, drawn=drawn, stage=Stage.KEEP))
+    w.set_turn(evolve_turn(turn, pair_bought=True, drawn=drawn, stage=_KEEP))
     w.emit("buy_pair", seat=seat, amount=price, cards=list(drawn))
 
 
@@ -162,7 +170,7 @@ def keep(w: Work, seat: Seat, turn: Turn, action: Keep) -> None:
     if action.cards:
         back = action.cards[1] if len(action.cards) == 2 else None
         board.place(player, action.cards[0], back, w.start_round_for(seat))
-    w.set_turn(evolve_turn(turn, drawn=(), stage=Stage.ACT))
+    w.set_turn(evolve_turn(turn, drawn=(), stage=_ACT))
     w.discard_cards(tuple(c for c in turn.drawn if c not in action.cards))
     w.emit("keep", seat=seat, cards=list(action.cards), amount=cost)
 
@@ -210,4 +218,4 @@ def _step(w: Work, seat: Seat, turn: Turn, action: Action, rng: Rng) -> None:
         scoring.advance(w, seat, turn, action)
     else:
         assert isinstance(action, FinishScoring), action
-        w.set_turn(evolve_turn(turn, stage=Stage.DONE))
+        w.set_turn(evolve_turn(turn, stage=_DONE))

@@ -6,6 +6,7 @@ import enum
 from dataclasses import dataclass
 
 from engines.api import Json
+from engines.frozen import Enum
 
 Counts = tuple[int, ...]
 """Crop counts indexed by `Crop` (six entries)."""
@@ -26,7 +27,7 @@ class Crop(enum.IntEnum):
     @property
     def wire(self) -> str:
         """The wire name, e.g. "wheat"."""
-        return _WIRE[self]
+        return CROP_NAMES[self]  # by position: the value is the index (no hashing)
 
     @staticmethod
     def parse(name: object) -> Crop | None:
@@ -79,7 +80,7 @@ _NEEDS: dict[tuple[Crop, ...], tuple[tuple[int, int], ...]] = {}
 """(crop, count) of each multiset `has_all` was asked about: the customers' demands recur."""
 
 
-class CardKind(enum.Enum):
+class CardKind(Enum):
     """The kinds of action card."""
 
     HELPER = "helper"
@@ -89,7 +90,7 @@ class CardKind(enum.Enum):
     COMMON_FIELD = "common_field"
 
 
-class EffectKind(enum.Enum):
+class EffectKind(Enum):
     """The helper effects the engine implements (the provisional effects of the data file)."""
 
     SHOP_DISCOUNT = "shop_discount"

@@ -327,11 +327,11 @@ _HANDLERS: dict[str, Callable[[_Parser], Action]] = {
 
 def dump(action: Action) -> dict[str, Json]:
     """The JSON form of an action."""
-    if isinstance(action, SetupSow | Buy | Sell | Store):
+    if isinstance(action, (SetupSow, Buy, Sell, Store)):
         return {"type": _NAMES[type(action)], "crop": action.crop.wire}
-    if isinstance(action, Play | Dismiss):
+    if isinstance(action, (Play, Dismiss)):
         return {"type": _NAMES[type(action)], "card": action.card}
-    if isinstance(action, Deliver | Serve):
+    if isinstance(action, (Deliver, Serve)):
         return {"type": _NAMES[type(action)], "customer": action.customer}
     if isinstance(action, Sow):
         return {"type": "sow", "field": action.field, "crop": action.crop.wire}

@@ -9,7 +9,7 @@ shares every board it did not touch with the state before it. A `Work` never esc
 from __future__ import annotations
 
 from engines.api import Event, Json, Seat
-from engines.frozen import event, setters
+from engines.frozen import EVENT_SETTERS, setters
 from engines.loyang.cards import Counts
 from engines.loyang.state import (
     Casual,
@@ -24,6 +24,8 @@ from engines.loyang.state import (
     Stall,
     Turn,
 )
+
+_new = object.__new__
 
 
 class PlayerWork:
@@ -173,7 +175,11 @@ class Work:
 
     def set_turn(self, turn: Turn) -> None:
         """Replace the turn in progress of `turn.seat`."""
-        self.turns = tuple(turn if t.seat == turn.seat else t for t in self.turns)
+        turns = self.turns
+        if len(turns) == 1 and turns[0].seat == turn.seat:  # the common case, no generator
+            self.turns = (turn,)
+        else:
+            self.turns = tuple(turn if t.seat == turn.seat else t for t in turns)
 
     def discard_cards(self, cards: tuple[str, ...]) -> None:
         """Put `cards` face up on the action discard pile."""
@@ -186,8 +192,14 @@ class Work:
 
     def emit(self, kind: str, audience: tuple[Seat, ...] | None = None, **data: Json) -> None:
         """Report one event of the step under way; `audience` None means everyone."""
-        aud = None if audience is None else frozenset(audience)
-        self.events.append(event(self.event_number, kind, aud, data))
+        # `engines.frozen.event`, inlined: a few events a step
+        built = _new(Event)
+        set_number, set_kind, set_data, set_audience = EVENT_SETTERS
+        set_number(built, self.event_number)
+        set_kind(built, kind)
+        set_data(built, tuple(sorted(data.items())) if len(data) > 1 else tuple(data.items()))
+        set_audience(built, None if audience is None else frozenset(audience))
+        self.events.append(built)
 
     def freeze(self) -> LoyangState:
         """The immutable state this working copy now describes."""
@@ -200,7 +212,10 @@ class Work:
         set_config(s, self.config)
         set_round(s, self.round)
         set_phase(s, self.phase)
-        set_players(s, self._shared or tuple([_frozen(p) for p in self.players]))
+        shared = self._shared
+        if shared is None:
+            shared = tuple([p.freeze() if isinstance(p, PlayerWork) else p for p in self.players])
+        set_players(s, shared)
         set_deck(s, self.deck)
         set_discard(s, self.discard)
         set_face_down(s, self.face_down)
@@ -267,7 +282,3 @@ _STATE_SETTERS = setters(
     "reshuffled",
 )
 """`Player(...)` and `LoyangState(...)`, cheaper (`engines.frozen`)."""
-
-
-def _frozen(p: Player | PlayerWork) -> Player:
-    return p.freeze() if isinstance(p, PlayerWork) else p
