@@ -118,6 +118,11 @@ async def _follow_database(servicer: health.aio.HealthServicer, up: bool) -> Non
         await servicer.set(name, status)
 
 
+STOP_SECONDS = 10.0
+"""How long a signalled referee waits for its orderly stop (drain, leaving the cluster, the
+server's grace) before it exits anyway."""
+
+
 async def serve_until_signalled(running: RunningServer) -> None:
     """Run until SIGINT or SIGTERM, then stop gracefully."""
     stop = asyncio.Event()
@@ -127,4 +132,9 @@ async def serve_until_signalled(running: RunningServer) -> None:
     log.info("referee listening on port %s", running.port)
     await stop.wait()
     log.info("referee stopping")
-    await running.stop()
+    try:
+        # Bounded: a drained referee must exit even if a peer service hangs on its way out
+        # (the matches are released and the streams closed first; the rest is courtesy).
+        await asyncio.wait_for(running.stop(), STOP_SECONDS)
+    except TimeoutError:
+        log.warning("referee stop took over %ss; exiting without waiting further", STOP_SECONDS)
