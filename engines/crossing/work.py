@@ -24,7 +24,7 @@ from engines.crossing.state import (
     Prompt,
     Task,
 )
-from engines.frozen import EVENT_SETTERS, one_seat, setters
+from engines.frozen import event, one_seat, setters
 from engines.rng import Rng
 
 # Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
@@ -119,14 +119,8 @@ class Work:
     # -- bookkeeping ----------------------------------------------------------------------------
     def emit(self, kind: str, audience: Seat | None = None, **data: Json) -> None:
         """Record an event; `audience` limits it to one seat."""
-        # `engines.frozen.event`, inlined: about three events a step
-        built = _new(Event)
-        set_number, set_kind, set_data, set_audience = EVENT_SETTERS
-        set_number(built, self.number)
-        set_kind(built, kind)
-        set_data(built, tuple(sorted(data.items())) if len(data) > 1 else tuple(data.items()))
-        set_audience(built, None if audience is None else one_seat(audience))
-        self.events.append(built)
+        seen_by = None if audience is None else one_seat(audience)
+        self.events.append(event(self.number, kind, seen_by, data))
 
     def then(self, *tasks: Task) -> None:
         """Run `tasks` next, in this order (before anything already pending)."""

@@ -9,11 +9,9 @@ first write), collects the step's events with `emit`, and `freeze` builds the ne
 from __future__ import annotations
 
 from engines.api import Event, Json, Seat
-from engines.frozen import EVENT_SETTERS, setters
+from engines.frozen import event, setters
 from engines.hart.data import Good
 from engines.hart.state import Bag, Config, Declaration, HartState, Negotiation, Phase, Player
-
-_new = object.__new__
 
 
 class PlayerWork:
@@ -124,14 +122,8 @@ class Work:
 
     def emit(self, kind: str, audience: tuple[Seat, ...] | None = None, **data: Json) -> None:
         """Report one more event of this step, seen by `audience` (None = everyone)."""
-        # `engines.frozen.event`, inlined: one or two events a step
-        built = _new(Event)
-        set_number, set_kind, set_data, set_audience = EVENT_SETTERS
-        set_number(built, self.number)
-        set_kind(built, kind)
-        set_data(built, tuple(sorted(data.items())) if len(data) > 1 else tuple(data.items()))
-        set_audience(built, None if audience is None else frozenset(audience))
-        self.events.append(built)
+        seen_by = None if audience is None else frozenset(audience)
+        self.events.append(event(self.number, kind, seen_by, data))
 
     def clockwise(self, start: Seat) -> tuple[Seat, ...]:
         """Every seat once, clockwise, starting at `start`."""

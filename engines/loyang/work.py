@@ -9,7 +9,7 @@ shares every board it did not touch with the state before it. A `Work` never esc
 from __future__ import annotations
 
 from engines.api import Event, Json, Seat
-from engines.frozen import EVENT_SETTERS, setters
+from engines.frozen import event, setters
 from engines.loyang.cards import Counts
 from engines.loyang.state import (
     Casual,
@@ -24,8 +24,6 @@ from engines.loyang.state import (
     Stall,
     Turn,
 )
-
-_new = object.__new__
 
 
 class PlayerWork:
@@ -192,14 +190,8 @@ class Work:
 
     def emit(self, kind: str, audience: tuple[Seat, ...] | None = None, **data: Json) -> None:
         """Report one event of the step under way; `audience` None means everyone."""
-        # `engines.frozen.event`, inlined: a few events a step
-        built = _new(Event)
-        set_number, set_kind, set_data, set_audience = EVENT_SETTERS
-        set_number(built, self.event_number)
-        set_kind(built, kind)
-        set_data(built, tuple(sorted(data.items())) if len(data) > 1 else tuple(data.items()))
-        set_audience(built, None if audience is None else frozenset(audience))
-        self.events.append(built)
+        seen_by = None if audience is None else frozenset(audience)
+        self.events.append(event(self.event_number, kind, seen_by, data))
 
     def freeze(self) -> LoyangState:
         """The immutable state this working copy now describes."""
