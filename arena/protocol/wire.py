@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from arena.protocol import canonical
+from arena.protocol.canonical import compact as compact  # canonical JSON text, re-exported
 from arena.v1 import common_pb2
 
 if TYPE_CHECKING:
@@ -248,8 +248,3 @@ def normalized(value: Wire) -> Wire:
     if isinstance(value, list):
         return [normalized(v) for v in value]
     return value
-
-
-def compact(value: Wire) -> str:
-    """Canonical compact JSON text (`json.dumps` with sorted keys and no spaces, faster)."""
-    return canonical.compact(value)

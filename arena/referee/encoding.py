@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from google.protobuf.descriptor import FieldDescriptor
 
-from arena.protocol import canonical, wire
+from arena.protocol import wire
+from arena.protocol.canonical import compact as compact  # the requests' JSON texts
 from arena.protocol.wire import enum_type, message_type
 from arena.v1 import common_pb2
 
@@ -34,11 +35,6 @@ ACTION_TABLE_LIMIT = 20_000
 
 class _Mismatch(Exception):
     """The compiled converter met a value it does not expect: let `wire` name the error."""
-
-
-def compact(value: Wire) -> str:
-    """Canonical compact JSON text, as `wire.compact` gives (`arena.protocol.canonical`)."""
-    return canonical.compact(value)
 
 
 def _is_map(field: AnyField) -> bool:

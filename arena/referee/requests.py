@@ -130,8 +130,8 @@ def refresh_deadline(request: bot_pb2.DecisionRequest, time_left: timedelta) -> 
 LISTING_CACHE_LIMIT = 4096
 """Listed spaces kept encoded before the cache starts over (a bound, not a tuning knob)."""
 
-_LISTINGS: dict[int, tuple[ActionSpace[Any], list[Any], list[str], list[common_pb2.GameAction]]]
-_LISTINGS = {}
+_Listed = tuple[ActionSpace[Any], list[Any], list[str], list[common_pb2.GameAction]]
+_LISTINGS: dict[int, _Listed] = {}
 
 
 def _listed(
