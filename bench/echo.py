@@ -7,6 +7,8 @@ an answer) and waits for a reply the size of a typical DecisionRequest; the roun
 the client. Raw bytes, no protobuf: this is what the transport alone carries.
 
     .venv/bin/python bench/echo.py [--streams K] [--size BYTES] [--seconds S]
+
+`run_echo(..., tls=(cert, key, ca))` runs the same over TLS (bench/tls.py compares the two).
 """
 
 from __future__ import annotations
@@ -67,10 +69,17 @@ def _handler(size: int, answered: list[int]) -> grpc.GenericRpcHandler:
     )
 
 
-async def _clients(address: str, streams: int, seconds: float) -> dict[str, Any]:
+def _channel(address: str, ca: str) -> grpc.aio.Channel:
+    """A plaintext channel, or a TLS one trusting the PEM CA file `ca`."""
+    if not ca:
+        return grpc.aio.insecure_channel(address)
+    return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(Path(ca).read_bytes()))
+
+
+async def _clients(address: str, streams: int, seconds: float, ca: str = "") -> dict[str, Any]:
     """The child's side: `streams` streams ping-ponging for `seconds`; counts and latencies."""
     latencies: list[float] = []
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with _channel(address, ca) as channel:
         chat = channel.stream_stream(METHOD)
         ready = asyncio.Event()
         until = [0.0]
@@ -100,16 +109,25 @@ async def _clients(address: str, streams: int, seconds: float) -> dict[str, Any]
 def client_worker() -> None:
     """The child process: read the plan on stdin, ping-pong, report on stdout."""
     plan = json.loads(sys.stdin.readline())
-    report = asyncio.run(_clients(plan["address"], plan["streams"], plan["seconds"]))
+    report = asyncio.run(
+        _clients(plan["address"], plan["streams"], plan["seconds"], plan.get("ca", ""))
+    )
     sys.stdout.write(json.dumps(report) + "\n")
 
 
-async def run_echo(streams: int, size: int, seconds: float) -> EchoRun:
-    """Serve here, ping-pong from a child process, and return what it measured."""
+async def run_echo(
+    streams: int, size: int, seconds: float, tls: tuple[Path, Path, Path] | None = None
+) -> EchoRun:
+    """Serve here, ping-pong from a child process, and return what it measured; over TLS when
+    `tls` gives (certificate, key, CA) PEM files."""
     answered = [0]
     server = grpc.aio.server()
     server.add_generic_rpc_handlers((_handler(size, answered),))
-    port = server.add_insecure_port("127.0.0.1:0")
+    if tls is None:
+        port = server.add_insecure_port("127.0.0.1:0")
+    else:
+        pair = (tls[1].read_bytes(), tls[0].read_bytes())
+        port = server.add_secure_port("127.0.0.1:0", grpc.ssl_server_credentials([pair]))
     await server.start()
     try:
         child = await asyncio.create_subprocess_exec(
@@ -120,6 +138,7 @@ async def run_echo(streams: int, size: int, seconds: float) -> EchoRun:
             stdout=subprocess.PIPE,
         )
         plan = {"address": f"127.0.0.1:{port}", "streams": streams, "seconds": seconds}
+        plan["ca"] = str(tls[2]) if tls else ""
         began_cpu = time.process_time()
         out, _ = await child.communicate((json.dumps(plan) + "\n").encode())
         server_cpu = time.process_time() - began_cpu

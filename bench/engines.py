@@ -13,6 +13,7 @@ time, which other load on a shared machine disturbs far less than wall time (the
 is printed at the end); still, compare the ratios across runs, not the raw figures.
 
     .venv/bin/python bench/engines.py [--matches N] [--games hart,crossing] [--peer-seconds S]
+        [--openspiel N]   (the OpenSpiel adapter against OpenSpiel's own loop; 0 skips it)
 """
 
 from __future__ import annotations
@@ -294,6 +295,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=3.0,
         help="seconds of random play per OpenSpiel game (default 3)",
     )
+    parser.add_argument(
+        "--openspiel",
+        type=int,
+        default=20,
+        help="matches per OpenSpiel game for the adapter's cost against OpenSpiel's own loop "
+        "(bench/openspiel_adapter.py; default 20, 0 skips it)",
+    )
     args = parser.parse_args(argv)
     wanted = [g.strip() for g in args.games.split(",") if g.strip()] or None
 
@@ -371,6 +379,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"Wall clock: {sum(f.wall for f in everything) / cpu:.2f}x CPU time over the run "
             "(above 1 = other load on the machine; the figures above are CPU time)."
         )
+    if args.openspiel > 0:
+        # The adapter's cost per decision on every curated OpenSpiel game against OpenSpiel's
+        # bare apply_action loop, measured in this same run.
+        from bench import openspiel_adapter
+
+        print()
+        openspiel_adapter.main(["--matches", str(args.openspiel)])
     return 0
 
 

@@ -22,6 +22,10 @@ rates are wall clock: the wire run spreads over the referee, the bots' process a
 
     .venv/bin/python bench/referee.py [--matches K] [--seats N] [--game hart] [--rounds R]
 
+CI runs `make bench-smoke` (`--matches 16 --rounds 1`, ~12 s) to print the CPU breakdown in every
+log; it exits non-zero only on a crash or when, with no strike, a match over the wire played other
+moves than in process - never on a figure.
+
 With `--referees N` it runs N `arena serve` processes instead, for the aggregate rate of several
 referees and the latency added by routing between them: see bench/referees.py.
 """
@@ -32,12 +36,10 @@ import argparse
 import asyncio
 import json
 import logging
-import os
 import statistics
 import subprocess
 import sys
 import time
-import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import ExitStack, asynccontextmanager, contextmanager
@@ -45,31 +47,36 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 # Run as a script from anywhere: the repository root is what makes `arena` importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import grpc
-import psycopg
-from psycopg import sql
 
 import engines
-from arena.ops import metrics, services
+from arena.ops import metrics
 from arena.referee import requests
 from arena.referee.app import Referee, RefereeConfig
 from arena.referee.clock import Clock
 from arena.referee.match import MatchRunner
 from arena.referee.server import RunningServer, create_server, tune_gc
-from arena.sdk import Bot, turn_of
 from arena.sdk.bots.base import RandomStrategy
 from arena.sdk.local import play_local
 from arena.storage import Database
 from arena.storage.rows import DecisionRow
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+from bench import referees
 from bench.cpu import Buckets, patched
 from bench.echo import EchoRun, client_worker, run_echo
-from engines import EngineError, HashRng, Record
+from bench.harness import (
+    ADMIN,
+    ADMIN_METADATA,
+    bot_worker,
+    ms,
+    percentile,
+    throwaway_database,
+)
+from engines import EngineError, Record
 
 FORMS = {
     "both": bot_pb2.PAYLOAD_FORM_UNSPECIFIED,
@@ -81,8 +88,6 @@ ENGINE_CALLS = ("decision", "legal_actions", "apply", "check_answer", "dump_acti
 VIEW_CALLS = ("observe", "dump_observation")
 STORAGE_CALLS = ("write_decisions", "start_match", "finish_match")
 
-ADMIN = "bench-admin-token"
-ADMIN_METADATA = (("authorization", f"Bearer {ADMIN}"),)
 CLOCK = Clock(
     per_decision=timedelta(seconds=30),
     bank=timedelta(0),
@@ -94,57 +99,6 @@ FIRST_SEED = 1000
 """Match i of the run plays seed FIRST_SEED + i, over the wire and in process."""
 LOCAL_REPEATS = 3
 """The in-process baseline is short, so it is run this many times and the median taken."""
-
-
-# -- the bots (run in a child process) --------------------------------------------------------
-class InstantBot(Bot):
-    """Answers on receipt, in the stream's own task: random play with `play_local`'s stream."""
-
-    def __init__(self, seed: int, form: int) -> None:
-        super().__init__()
-        self.form = form  # type: ignore[assignment]
-        self.seed = seed
-        """The seed of this bot's one match: it picks as `play_local` would on that seed."""
-        self.strategy = RandomStrategy()
-        self.handling: list[float] = []
-        """Seconds from receiving each request to having its answer ready."""
-
-    async def _answer(self, request: bot_pb2.DecisionRequest) -> bot_pb2.Action | None:
-        began = time.perf_counter()
-        start = self.matches.get(request.match_id)
-        game, seats = (start.game, start.seats) if start else ("", 0)
-        turn = turn_of(request, game, seats)
-        rng = HashRng(self.seed, f"bot:{turn.seat}:{turn.decision}")
-        action = self.action_for(request, turn, self.strategy.decide(turn, rng))
-        self.handling.append(time.perf_counter() - began)
-        return action
-
-
-async def bot_worker(
-    make_bot: Callable[[int, int], InstantBot] | None = None,
-    measures: Callable[[InstantBot], dict[str, list[Any]]] | None = None,
-) -> None:
-    """The child process: run the bots named on stdin until stdin closes, then report on stdout
-    what `measures` took of each bot (by default the time each spent handling its requests)."""
-    plan = json.loads(await asyncio.to_thread(sys.stdin.readline))
-    bots = [(make_bot or InstantBot)(seed, plan["form"]) for _, seed in plan["bots"]]
-    tasks = [
-        asyncio.create_task(bot.run_async(plan["address"], token))
-        for bot, (token, _) in zip(bots, plan["bots"], strict=True)
-    ]
-    await asyncio.to_thread(sys.stdin.read)  # the parent closes stdin when the run is over
-    for bot in bots:
-        bot.stop()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    report: dict[str, list[Any]] = {"problems": [p.message for b in bots for p in b.problems]}
-    for bot in bots:
-        for key, values in (measures or _handling)(bot).items():
-            report.setdefault(key, []).extend(values)
-    sys.stdout.write(json.dumps(report) + "\n")
-
-
-def _handling(bot: InstantBot) -> dict[str, list[Any]]:
-    return {"handling": list(bot.handling)}
 
 
 # -- measuring -----------------------------------------------------------------------------------
@@ -182,12 +136,6 @@ def recording_round_trips() -> Iterator[RoundTrips]:
         metrics.DECISION_ROUND_TRIP = real
 
 
-def percentile(samples: Sequence[float], fraction: float) -> float:
-    """The nearest-rank percentile of `samples`."""
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
-
-
 class LogTally(logging.Handler):
     """Counts what the referee logs at WARNING and above, instead of flooding the report."""
 
@@ -222,27 +170,6 @@ class WireRun:
     """Seconds each group-commit transaction took."""
     request_bytes: list[int]
     """Serialised size of a sample of the DecisionRequests sent."""
-
-
-# -- the database --------------------------------------------------------------------------------
-@contextmanager
-def throwaway_database() -> Iterator[tuple[str, str]]:
-    """(URL, where it lives) of a new, empty database, dropped afterwards."""
-    server = os.environ.get(services.ENV_DATABASE_URL)
-    where = f"ARENA_DATABASE_URL ({urlsplit(server).netloc})" if server else ""
-    if not server:
-        server = services.database_url()
-        where = f"embedded Postgres under {services.data_dir()}"
-    name = f"arena_bench_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield urlsplit(server)._replace(path=f"/{name}").geturl(), where
-    finally:
-        with psycopg.connect(server, autocommit=True) as conn:
-            conn.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
 
 
 # -- over the wire -------------------------------------------------------------------------------
@@ -456,11 +383,6 @@ def play_in_process(
 
 
 # -- report --------------------------------------------------------------------------------------
-def ms(seconds: float) -> str:
-    """Seconds as milliseconds, for the report."""
-    return f"{seconds * 1000:.2f} ms"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -497,6 +419,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "routed) or match by match (none routed) (default bot)",
     )
     parser.add_argument(
+        "--follow",
+        choices=["on", "off", "both"],
+        default="on",
+        help="with --referees: whether the bots move to the referee hosting their match when "
+        "told (MatchHost); both: a phase without, then one with, in the same run (default on)",
+    )
+    parser.add_argument(
         "--routed",
         action="store_true",
         help="with --referees 2 or more: time the decision cycle with every bot on referee-0 and "
@@ -530,9 +459,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.referees < 0:
         parser.error("--referees must be 0 (in process) or more")
     if args.referees:
-        # Imported here: bench/referees.py imports this module for its bots and helpers.
-        from bench import referees
-
         return referees.run(args, batches, FORMS[args.form])
     print(__doc__.split("\n\n")[0])
     for paragraph in __doc__.split("\n\n")[1:3]:
@@ -604,6 +530,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if echo is not None:
         report_echo(wire, echo)
+    if same != len(seeds) and not wire.strikes:
+        # Not a timing failure: with no strike every bot answered in time, so the moves must match.
+        print(f"FAILED: {len(seeds) - same} matches over the wire differ from play_local's")
+        return 1
     return 0
 
 

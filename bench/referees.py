@@ -54,9 +54,9 @@ import psycopg
 
 from arena.cli.up import free_port
 from arena.ops import services
-from arena.ops.stack import wait_healthy
+from arena.ops.probes import wait_healthy
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, common_pb2
-from bench.referee import (
+from bench.harness import (
     ADMIN,
     ADMIN_METADATA,
     InstantBot,
@@ -79,18 +79,19 @@ class TimedBot(InstantBot):
 
     def __init__(self, seed: int, form: int) -> None:
         super().__init__(seed, form)
-        self.events: list[tuple[int, float, int]] = []
-        """(match id, monotonic seconds, 0 request arrived / 1 answer ready)."""
+        self.events: list[tuple[int, float, int, str]] = []
+        """(match id, monotonic seconds, 0 request arrived / 1 answer ready, the referee the
+        stream was open on)."""
 
     async def _answer(self, request: bot_pb2.DecisionRequest) -> bot_pb2.Action | None:
-        self.events.append((request.match_id, time.perf_counter(), 0))
+        self.events.append((request.match_id, time.perf_counter(), 0, self.following.referee))
         action = await super()._answer(request)
-        self.events.append((request.match_id, time.perf_counter(), 1))
+        self.events.append((request.match_id, time.perf_counter(), 1, self.following.referee))
         return action
 
 
 async def timed_bot_worker() -> None:
-    """The child process: `bench.referee.bot_worker` with timed bots, reporting their events."""
+    """The child process: `bench.harness.bot_worker` with timed bots, reporting their events."""
     await bot_worker(TimedBot, lambda bot: {"events": list(getattr(bot, "events", []))})
 
 
@@ -115,9 +116,10 @@ class BotGroup:
 
 @contextlib.asynccontextmanager
 async def bot_groups(
-    addresses: Sequence[str], plans: Sequence[list[tuple[str, int]]], form: int
+    addresses: Sequence[str], plans: Sequence[list[tuple[str, int]]], form: int, follow: bool
 ) -> AsyncIterator[list[BotGroup]]:
-    """A bot process per address with a non-empty plan of (token, seed)."""
+    """A bot process per address with a non-empty plan of (token, seed); `follow`: the bots
+    move to the referee hosting their match when told (MatchHost)."""
     groups: list[BotGroup] = []
     try:
         for referee, (address, bots) in enumerate(zip(addresses, plans, strict=True)):
@@ -131,9 +133,8 @@ async def bot_groups(
                 stdout=subprocess.PIPE,
             )
             assert child.stdin is not None
-            child.stdin.write(
-                (json.dumps({"address": address, "bots": bots, "form": form}) + "\n").encode()
-            )
+            plan = {"address": address, "bots": bots, "form": form, "follow": follow}
+            child.stdin.write((json.dumps(plan) + "\n").encode())
             await child.stdin.drain()
             groups.append(BotGroup(child, referee))
         yield groups
@@ -216,6 +217,8 @@ class Fleet:
                             *("--port", str(self.ports[i]), "--name", self.names[i]),
                             *("--metrics-port", str(self.metrics_ports[i])),
                             *("--per-decision", "30", "--reconnect-grace", "5"),
+                            # Where bots that follow their match are sent (MatchHost).
+                            *("--advertise", self.addresses[i]),
                         ],
                         env=env,
                         stdout=log,
@@ -291,6 +294,10 @@ class Phase:
     """The decision cycles by path: local (both bots on the host), routed (both elsewhere)."""
     hosts: Counter[str] = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
+    routed: dict[str, float] = field(default_factory=dict)
+    """Envelopes between referees during the phase, by direction (the relay's counter)."""
+    bot_messages: int = 0
+    """Requests the bots received plus answers they sent."""
 
 
 def cycles(
@@ -359,9 +366,11 @@ async def play(
     creator: Callable[[int], int],
     form: int,
     timeout: float,
+    follow: bool = True,
 ) -> Phase:
-    """Play `batches` of seeds; seat s of match i connects to referee `bot_referee(i, s)` and
-    match i is created through referee `creator(i)`."""
+    """Play `batches` of seeds; seat s of match i connects to referee `bot_referee(i, s)` (and
+    moves to its match's host if `follow`) and match i is created through referee
+    `creator(i)`."""
     channels = [grpc.aio.insecure_channel(a) for a in fleet.addresses]
     apis = [arena_pb2_grpc.ArenaServiceStub(c) for c in channels]
     phase = Phase()
@@ -378,11 +387,12 @@ async def play(
                 )
                 plans[bot_referee(i, s)].append((reply.token, seed))
                 on_referee[bot_referee(i, s)].add(name)
-        async with bot_groups(fleet.addresses, plans, form) as groups:
+        async with bot_groups(fleet.addresses, plans, form, follow) as groups:
             for api, wanted in zip(apis, on_referee, strict=True):
                 await until_connected(api, wanted)
             pids = [g.process.pid for g in groups]
             before = _cpu(fleet, pids)
+            routed_before = fleet.routed()
             index = 0
             for batch in batches:
                 began = time.time()
@@ -406,11 +416,17 @@ async def play(
                             host_of[int(m.match_id)] = fleet.names.index(host)
             after = _cpu(fleet, pids)
             phase.cpu = _spent(before, after)
+            routed_after = fleet.routed()
+            phase.routed = {k: v - routed_before.get(k, 0.0) for k, v in routed_after.items()}
             events = []
             for group in groups:
                 report = await group.finish()
-                events += [(*e, group.referee) for e in report.get("events", [])]
+                for *event, name in report.get("events", []):
+                    # Where the bot's stream was open then (it may have followed its match).
+                    on = fleet.names.index(name) if name in fleet.names else group.referee
+                    events.append((*event, on))
                 phase.problems += report.get("problems", [])
+            phase.bot_messages = len(events)
             phase.cycles, phase.paths = cycles(events, host_of)
     finally:
         for channel in channels:
@@ -466,6 +482,12 @@ def report_phase(title: str, phase: Phase) -> None:
         for name, q in (("p50", 0.5), ("p99", 0.99)):
             added = percentile(routed, q) - percentile(local, q)
             print(f"  added by routing, {name} (routed - local, same run): {ms(added)}")
+    if phase.bot_messages:
+        out = phase.routed.get("out", 0.0)
+        print(
+            f"  relay: {out:,.0f} envelopes between referees for {phase.bot_messages:,} "
+            f"requests and answers: {out / phase.bot_messages:.1%} of the bot messages' count"
+        )
     if HAS_HOST:
         print(f"  hosts: {dict(sorted(phase.hosts.items()))}")
     for problem in phase.problems[:5]:
@@ -504,12 +526,20 @@ def _run(args: Any, batches: list[list[int]], form: int) -> int:
             spread: Callable[[int, int], int] = (
                 (lambda i, s: (i * seats + s) % n) if args.spread == "bot" else (lambda i, s: i % n)
             )
-            phase = asyncio.run(
-                play(fleet, "t", *common, spread, lambda i: i % n, form, args.timeout)
-            )
-            print()
             spread_note = f"s, bots spread by {args.spread}" if n > 1 else ""
-            report_phase(f"{n} referee{spread_note}", phase)
+            modes = {"on": [True], "off": [False], "both": [False, True]}[args.follow]
+            phases = []
+            for round_, follow in enumerate(modes):
+                phase = asyncio.run(
+                    play(
+                        *(fleet, f"t{round_}", *common, spread, lambda i: i % n, form),
+                        *(args.timeout, follow),
+                    )
+                )
+                phases.append((f"{n} referee{spread_note}, bots follow: {follow}", phase))
+            print()
+            for title, phase in phases:
+                report_phase(title, phase)
         else:
             local = asyncio.run(
                 play(fleet, "l", *common, lambda i, s: 0, lambda i: 0, form, args.timeout)

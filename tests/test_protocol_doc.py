@@ -14,8 +14,9 @@ from google.protobuf import json_format, text_format
 from google.protobuf.message import Message
 
 import engines
-from arena.protocol import wire
-from arena.v1 import arena_pb2, bot_pb2, common_pb2
+from arena.protocol import openspiel_view, wire
+from arena.sdk import openspiel_view as sdk_view
+from arena.v1 import account_pb2, arena_pb2, bot_pb2, common_pb2
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 TEXT = DOC.read_text()
@@ -129,6 +130,17 @@ def test_each_json_action_and_its_typed_form_say_the_same(
     assert wire.action_message(game, value) == message
 
 
+def test_the_openspiel_typed_view_example_says_what_its_json_says() -> None:
+    block = next(b for b in _blocks() if b.startswith("view {\n  openspiel {"))
+    request = text_format.Parse(block, bot_pb2.DecisionRequest())
+    labels = [json.loads(text) for text in request.legal_json]
+    view = json.loads(request.view_json)
+    ids = list(request.view.openspiel.legal_ids)
+    assert request.view == openspiel_view.typed_view(view, labels, ids)
+    assert sdk_view.view_json(request.view.openspiel) == view
+    assert labels == ["Call", "Raise"]
+
+
 def test_every_game_has_a_documented_pair() -> None:
     assert {game for game, _, _ in _game_pairs()} >= {"hart", "crossing"}
     assert "placeholder" not in TEXT.lower()
@@ -143,6 +155,8 @@ def test_the_grpcurl_request_bodies_parse() -> None:
     for body, service, method in calls:
         if service.startswith("grpc."):
             continue
-        descriptor = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].methods_by_name[method]
-        request = getattr(arena_pb2, descriptor.input_type.name)()
+        module = account_pb2 if service == "arena.v1.AccountService" else arena_pb2
+        name = service.rpartition(".")[2]
+        descriptor = module.DESCRIPTOR.services_by_name[name].methods_by_name[method]
+        request = getattr(module, descriptor.input_type.name)()
         json_format.Parse(body, request)

@@ -4,6 +4,14 @@ Tasks are idempotent, so they are acknowledged late and re-queued when a worker 
 With the Redis transport an unacknowledged message returns to the queue after the visibility
 timeout (`ARENA_VISIBILITY_TIMEOUT`, seconds); a task still running then may run twice, which the
 idempotent tasks make harmless.
+
+One queue, three priorities (`PRIORITIES`; with Redis a lower number is fetched first): closing a
+round, starting a tournament and the watchdog never wait behind beat's ticks or a round's table
+tasks, and beat's ticks expire (`tick_expiry`) instead of piling up while the workers are slow.
+Found by the chaos soak (bench/chaos.py): with every task first in, first out, a Postgres stop
+(each task waiting for its pool), a killed worker and table tasks holding slots for whole matches
+let hundreds of stale ticks queue up, and a round whose tables were all decided waited minutes for
+its close (tests/tournament/test_close_first.py).
 """
 
 from __future__ import annotations
@@ -23,13 +31,40 @@ elif "worker" in sys.argv and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
 from celery import Celery
 
 from arena.ops.services import redis_url
+from workers import broker
 
 BEAT_EVERY = float(os.environ.get("ARENA_BEAT_EVERY", "2.0"))
 VISIBILITY_TIMEOUT = int(os.environ.get("ARENA_VISIBILITY_TIMEOUT", "120"))
 
+CONTROL, TICK, TABLE = 0, 3, 6
+"""Priorities (kombu's Redis transport serves 0 first, then 3, 6, 9)."""
+PRIORITIES = {
+    "arena.close_round": CONTROL,
+    "arena.start_tournament": CONTROL,
+    "arena.watchdog": CONTROL,
+    "arena.start_due": TICK,
+    "arena.run_schedules": TICK,
+    "arena.ladder_tick": TICK,
+    "arena.version_test_tick": TICK,
+    "arena.play_table": TABLE,
+}
+"""Each task's priority: a table's task holds a worker slot for as long as its match plays, so it
+comes last; beat's ticks are short; a round's close and the watchdog's repairs come first."""
+
+
+def tick_expiry(every: float) -> float:
+    """Seconds after which a tick sent every `every` seconds is dropped unrun: a newer one is
+    queued by then, and running a backlog of stale ticks only delays everything behind them."""
+    return max(10.0, 5 * every)
+
+
+def _tick(task: str, every: float) -> dict[str, object]:
+    return {"task": task, "schedule": every, "options": {"expires": tick_expiry(every)}}
+
 
 def make_app() -> Celery:
     """Build the Celery app from the environment."""
+    broker.install()  # before any broker connection resolves its transport
     url = redis_url()
     app = Celery("arena", broker=url, backend=url, include=["workers.tasks"])
     app.conf.update(
@@ -48,11 +83,13 @@ def make_app() -> Celery:
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
         worker_redirect_stdouts=False,
+        task_routes={name: {"priority": p} for name, p in PRIORITIES.items()},
         beat_schedule={
-            "start-due-tournaments": {"task": "arena.start_due", "schedule": BEAT_EVERY},
-            "watch-rounds": {"task": "arena.watchdog", "schedule": BEAT_EVERY * 5},
-            "run-schedules": {"task": "arena.run_schedules", "schedule": BEAT_EVERY},
-            "ladder-tick": {"task": "arena.ladder_tick", "schedule": BEAT_EVERY},
+            "start-due-tournaments": _tick("arena.start_due", BEAT_EVERY),
+            "watch-rounds": _tick("arena.watchdog", BEAT_EVERY * 5),
+            "run-schedules": _tick("arena.run_schedules", BEAT_EVERY),
+            "ladder-tick": _tick("arena.ladder_tick", BEAT_EVERY),
+            "version-test-tick": _tick("arena.version_test_tick", BEAT_EVERY),
         },
     )
     return app

@@ -23,10 +23,12 @@ from celery import signals
 from prometheus_client import REGISTRY, CollectorRegistry, multiprocess, start_http_server
 
 from arena.ops import metrics
+from arena.ops.bind import BIND_ENV, http_host
 from arena.ops.logs import configure_logging
 from arena.ops.services import database_url, redis_url
 from arena.storage.errors import StorageError
 from arena.storage.sql import query
+from workers.queues import queued
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +45,9 @@ def _serve_metrics(port_variable: str, default: int, merged: bool) -> None:
         registry = CollectorRegistry()
         # prometheus_client's multiprocess module has no annotations.
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
-    start_http_server(port, registry=registry)
-    log.info("metrics on port %s", port)
+    bind = http_host(os.environ.get(BIND_ENV, "0.0.0.0"))
+    start_http_server(port, addr=bind, registry=registry)
+    log.info("metrics on %s:%s", bind, port)
 
 
 def _clear_multiprocess_dir() -> None:
@@ -65,6 +68,7 @@ def _logging(**_: Any) -> None:
 def _worker_metrics(**_: Any) -> None:
     _clear_multiprocess_dir()
     _serve_metrics("ARENA_WORKER_METRICS_PORT", 9102, merged=True)
+    metrics.DB_ERRORS.labels("task")  # at 0, so the first failure is an increase to rate()
 
 
 @signals.worker_process_shutdown.connect
@@ -88,6 +92,7 @@ def _task_failed(exception: BaseException | None = None, **_: Any) -> None:
 @signals.beat_init.connect
 def _beat_metrics(**_: Any) -> None:
     _serve_metrics("ARENA_BEAT_METRICS_PORT", 9103, merged=False)
+    metrics.DB_ERRORS.labels("gauges")  # at 0, so the first failure is an increase to rate()
     threading.Thread(target=_gauge_loop, name="arena-gauges", daemon=True).start()
 
 
@@ -118,6 +123,6 @@ def publish_gauges() -> None:
         metrics.TOP_RATING.labels(game, name).set(rating)
     client = redis.Redis.from_url(redis_url(), socket_timeout=5)
     try:
-        metrics.QUEUE_LENGTH.labels("celery").set(client.llen("celery"))
+        metrics.QUEUE_LENGTH.labels("celery").set(queued(client))
     finally:
         client.close()

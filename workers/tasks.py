@@ -9,11 +9,19 @@ from typing import Any
 from celery import chord
 
 from arena.ops.logs import log_context
+from arena.storage import StorageError
 from arena.tournament import ladder, schedules
 from arena.tournament import rounds as tournaments
-from arena.tournament.hosting import connected_bots, create_ladder_match, host_table, open_db
-from arena.tournament.recovery import Nudge
+from arena.tournament.hosting import (
+    connected_bots,
+    create_ladder_match,
+    create_seeded_match,
+    host_table,
+    open_db,
+)
+from arena.tournament.recovery import Nudge, Repair
 from arena.tournament.rounds import RoundNotReady, Step, run
+from arena.versiontest import schedule as versiontests
 from workers.app import app
 
 log = logging.getLogger(__name__)
@@ -51,7 +59,11 @@ def start_tournament(self: Any, tournament_id: int) -> int:
     """Mark a tournament running, pair round 1 and dispatch it."""
     with log_context(tournament_id=tournament_id, task_id=self.request.id):
         step: Step = run(_with_db(tournaments.start, tournament_id))
-        dispatch(tournament_id, step)
+        # Beat sends a due tournament's start every tick until one has run: only the start that
+        # set it running dispatches round 1 (the watchdog dispatches it if that one died first).
+        # Each extra dispatch added a task per table holding a worker slot for the whole match.
+        if step.started_now:
+            dispatch(tournament_id, step)
         return step.round_no
 
 
@@ -76,6 +88,9 @@ def close_round(self: Any, results: list[Any], tournament_id: int, round_no: int
         except RoundNotReady as exc:
             log.info("%s; retrying", exc)
             raise self.retry(countdown=RETRY_SECONDS) from exc
+        except StorageError as exc:  # Postgres is down: the round closes when it is back
+            log.warning("round %s: %s; retrying", round_no, exc)
+            raise self.retry(countdown=RETRY_SECONDS * 2) from exc
         if step.closed_now:
             dispatch(tournament_id, step)
         if step.finished:
@@ -98,15 +113,38 @@ def watchdog() -> list[str]:
     repairs = run(_with_db(tournaments.stalled))
     done = []
     for repair in repairs:
-        tid, round_no = repair.tournament_id, repair.round_no
-        if repair.action is Nudge.CLOSE:  # every table finished but no callback closed the round
-            close_round.delay([], tid, round_no)
-        elif repair.action is Nudge.ADVANCE:  # closed, but the next round was never dispatched
-            dispatch(tid, run(_with_db(tournaments.close_round, tid, round_no)))
-        else:  # tables have waited too long since their dispatch: a task was lost
-            dispatch(tid, Step(round_no, run(_with_db(tournaments.pair, tid, round_no))))
-        done.append(f"{repair.action} {tid}/{round_no}")
+        try:
+            repair_round(repair)
+        except Exception as exc:  # one tournament's failure must not leave the others unrepaired
+            log.warning(
+                "watchdog: %s %s/%s failed: %s",
+                repair.action,
+                repair.tournament_id,
+                repair.round_no,
+                exc,
+                extra={"tournament_id": repair.tournament_id, "round_no": repair.round_no},
+            )
+            continue
+        done.append(f"{repair.action} {repair.tournament_id}/{repair.round_no}")
     return done
+
+
+def repair_round(repair: Repair) -> None:
+    """Apply one of the watchdog's repairs here and now.
+
+    A round whose tables are all decided is closed in this task, not by queueing a `close_round`:
+    the nudge exists because a close was lost, and a queued one could wait behind whatever the
+    workers have not caught up with yet.
+    """
+    tid, round_no = repair.tournament_id, repair.round_no
+    if repair.action is Nudge.DISPATCH:  # a table still has no match: a table task was lost
+        dispatch(tid, Step(round_no, run(_with_db(tournaments.pair, tid, round_no))))
+        return
+    step: Step = run(_with_db(tournaments.close_round, tid, round_no))
+    # CLOSE: only the call that closed the round dispatches the next one. ADVANCE: the round was
+    # closed but the next one never dispatched.
+    if step.closed_now or repair.action is Nudge.ADVANCE:
+        dispatch(tid, step)
 
 
 @app.task(name="arena.run_schedules")
@@ -122,4 +160,11 @@ def run_schedules() -> list[int]:
 def ladder_tick() -> list[int]:
     """Beat: make the matches every active ladder can make among the connected bots."""
     made: list[int] = run(_with_db(ladder.tick, connected_bots, create_ladder_match))
+    return made
+
+
+@app.task(name="arena.version_test_tick")
+def version_test_tick() -> list[int]:
+    """Beat: count finished version-test sets and dispatch the next ones."""
+    made: list[int] = run(_with_db(versiontests.tick, connected_bots, create_seeded_match))
     return made

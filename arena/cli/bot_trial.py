@@ -40,6 +40,7 @@ from arena.referee.auth import token_hash
 from arena.referee.clock import Clock
 from arena.referee.server import create_server
 from arena.sdk import StrategyBot
+from arena.sdk.tls import PLAINTEXT
 from arena.storage import Database
 from arena.storage.botstats import read_strike_note
 from arena.storage.embedded import EmbeddedPostgres
@@ -106,7 +107,11 @@ def bot_command(path: str, cmd: str) -> list[str]:
         )
     file = Path(path)
     if not file.is_file():
-        raise CliError(f"no such file: {path}", code=ExitCode.NOT_FOUND)
+        raise CliError(
+            f"no such file: {path}",
+            "pass the path of your bot program (arena bot test ./my_bot.py)",
+            ExitCode.NOT_FOUND,
+        )
     if file.suffix == ".py":
         return [sys.executable, str(file.resolve())]
     if os.access(file, os.X_OK):
@@ -191,7 +196,12 @@ class Trial:
             for i, name in enumerate(opponents):
                 bot = StrategyBot(self.opponents, seed=self.seed + i)
                 helpers.append(
-                    (bot, asyncio.create_task(bot.run_async(running.address, tokens[name])))
+                    (
+                        bot,
+                        asyncio.create_task(
+                            bot.run_async(running.address, tokens[name], PLAINTEXT)
+                        ),
+                    )
                 )
             async with self._author(running.address, tokens[AUTHOR], log) as process:
                 author_id = await self._until_connected(referee, process, log)
@@ -214,6 +224,7 @@ class Trial:
         self, address: str, token: str, log: Path
     ) -> AsyncIterator[subprocess.Popen[bytes]]:
         env = {**os.environ, "ARENA_ADDRESS": address, "ARENA_BOT_TOKEN": token}
+        env |= PLAINTEXT.environ()  # this throwaway arena is plaintext, whatever the shell says
         with log.open("wb") as output:
             try:
                 process = subprocess.Popen(
@@ -226,7 +237,9 @@ class Trial:
                 )
             except OSError as exc:
                 raise CliError(
-                    f"cannot start {shlex.join(self.argv)}: {exc.strerror}", code=ExitCode.NOT_FOUND
+                    f"cannot start {shlex.join(self.argv)}: {exc.strerror}",
+                    "check the command (is its interpreter installed and on PATH?)",
+                    ExitCode.NOT_FOUND,
                 ) from None
         try:
             yield process

@@ -10,17 +10,24 @@ import sys
 from datetime import timedelta
 from typing import Any
 
-import grpc
-
-import engines
 from arena.cli import botstats as botstats_cli
+from arena.cli import owned_bots as owned_bots_cli
+from arena.cli import uploads as uploads_cli
 from arena.cli.bot_report import BotReport
 from arena.cli.bot_trial import Trial, bot_command
 from arena.cli.errors import CliError, ExitCode, positive
-from arena.cli.options import add_per_decision
-from arena.cli.target import ADDRESS_HELP, address_of, addresses_of
+from arena.cli.options import add_per_decision, game_name
+from arena.cli.target import (
+    ADDRESS_HELP,
+    account_metadata,
+    add_target,
+    addresses_of,
+    client_tls,
+    open_channel,
+)
 from arena.ops.logs import logged
-from arena.sdk import BotRejected, BotReplaced, StrategyBot
+from arena.sdk import BotRejected, BotReplaced, StrategyBot, TlsMismatch
+from arena.sdk.bots import strategy_names
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 
@@ -30,7 +37,7 @@ def add_commands(sub: Any) -> None:
     bot_sub = bot.add_subparsers(dest="bot_command", required=True)
     reg = bot_sub.add_parser("register", help="register a bot and print its token")
     reg.add_argument("name", help="1-64 letters, digits, '.', '_' or '-'")
-    reg.add_argument("--address", default="", help=ADDRESS_HELP)
+    add_target(reg)
     reg.add_argument("--quiet", action="store_true", help="print only the token")
     reg.add_argument(
         "--admin-token",
@@ -42,15 +49,18 @@ def add_commands(sub: Any) -> None:
     run.add_argument(
         "--strategy",
         default="heuristic",
-        choices=["random", "heuristic"],
-        help="how it plays (default: heuristic; random where a game has no heuristic)",
+        choices=["random", "heuristic", "mcts", "cfr"],
+        help="how it plays (default: heuristic): mcts for OpenSpiel's games of perfect "
+        "information, cfr for kuhn and leduc poker; random where a game has no such strategy",
+    )
+    run.add_argument(
+        "--game",
+        default="",
+        help="the game it is meant for: checks at once that the strategy plays it "
+        "(default: none; it plays every match it gets)",
     )
     run.add_argument("--token", default="", help="the bot's token (default: ARENA_BOT_TOKEN)")
-    run.add_argument(
-        "--address",
-        default="",
-        help=f"{ADDRESS_HELP}; with several it fails over to the next when a referee drops",
-    )
+    add_target(run, f"{ADDRESS_HELP}; with several it fails over to the next when a referee drops")
     run.add_argument("--seed", type=int, help="seed of its random choices (default: random)")
     run.add_argument(
         "--report",
@@ -67,6 +77,8 @@ def add_commands(sub: Any) -> None:
     )
     run.set_defaults(func=lambda a: logged("bot", lambda: _bot_run(a)))
     botstats_cli.add_stats_command(bot_sub)
+    owned_bots_cli.add_commands(bot_sub)
+    uploads_cli.add_command(bot_sub)
     trial = bot_sub.add_parser(
         "test",
         help="play your bot program against the reference bots in a throwaway local arena and "
@@ -86,16 +98,22 @@ def add_commands(sub: Any) -> None:
         default="",
         help='the command that runs your bot instead of FILE, e.g. "node bot.js" (default: none)',
     )
-    trial.add_argument("--game", default="hart", choices=engines.names(), help="(default: hart)")
+    trial.add_argument(
+        "--game",
+        default="hart",
+        type=game_name,
+        help="hart, crossing, loyang or openspiel/<name> (default: hart)",
+    )
     trial.add_argument("--matches", type=positive(), default=3, help="matches to play (default: 3)")
     trial.add_argument(
         "--seats", type=positive(), help="seats per match (default: the game's fewest)"
     )
     trial.add_argument(
         "--opponents",
-        choices=["heuristic", "random"],
+        choices=["heuristic", "random", "mcts", "cfr"],
         default="heuristic",
-        help="the reference strategy of the other seats (default: heuristic)",
+        help="the reference strategy of the other seats, random where a game has none of that "
+        "name (default: heuristic)",
     )
     add_per_decision(
         trial, 2.0, help="seconds per decision, with no time bank: a slower answer is late"
@@ -105,11 +123,16 @@ def add_commands(sub: Any) -> None:
 
 
 async def _register(args: argparse.Namespace) -> int:
-    async with grpc.aio.insecure_channel(address_of(args)) as channel:
+    async with open_channel(args) as channel:
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
-        # An admin token, when there is one, registers even where registration is closed.
-        token = args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN", "")
-        metadata = (("authorization", f"Bearer {token}"),) if token else None
+        # An admin token registers even where registration is closed; an account's key (the
+        # stored login) makes the account the bot's owner.
+        token = args.admin_token
+        metadata = (
+            (("authorization", f"Bearer {token}"),)
+            if token
+            else account_metadata(args, required=False)
+        )
         reply = await stub.RegisterBot(
             arena_pb2.RegisterBotRequest(name=args.name), metadata=metadata
         )
@@ -122,6 +145,13 @@ async def _register(args: argparse.Namespace) -> int:
 
 
 def _bot_run(args: argparse.Namespace) -> int:
+    if args.game:
+        known = strategy_names(args.game)
+        if args.strategy not in known:
+            raise CliError(
+                f"{args.game} has no {args.strategy} strategy",
+                f"choose from {', '.join(known)}, or leave --game out to play random there",
+            )
     token = args.token or os.environ.get("ARENA_BOT_TOKEN", "")
     if not token:
         raise CliError(
@@ -137,7 +167,9 @@ def _bot_run(args: argparse.Namespace) -> int:
         # The report says what the SDK's info lines would (connected, ...): keep warnings only.
         logging.getLogger("arena.sdk").setLevel(logging.WARNING)
     try:
-        bot.run(addresses, token)
+        bot.run(addresses, token, client_tls(args))
+    except TlsMismatch as exc:
+        raise CliError(exc.problem.message, exc.problem.hint, ExitCode.UNAVAILABLE) from None
     except BotReplaced as exc:
         raise CliError(
             f"stopped: {exc}",

@@ -6,10 +6,8 @@ import argparse
 import asyncio
 from typing import Any
 
-import grpc
-
 from arena.cli.errors import positive
-from arena.cli.target import ADDRESS_HELP, address_of
+from arena.cli.target import add_target, open_channel
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 
@@ -19,7 +17,8 @@ def _ms(duration: Any) -> str:
 
 def stats_lines(stats: arena_pb2.BotStats) -> list[str]:
     """The readable report of a bot's statistics."""
-    lines = [f"{stats.bot} (registered {stats.registered_at.ToDatetime():%Y-%m-%d %H:%M} UTC)"]
+    of = f", version {stats.version}" if stats.version else ""
+    lines = [f"{stats.bot}{of} (registered {stats.registered_at.ToDatetime():%Y-%m-%d %H:%M} UTC)"]
     if not stats.games:
         lines.append("  no matches yet")
     for g in stats.games:
@@ -56,8 +55,10 @@ def stats_lines(stats: arena_pb2.BotStats) -> list[str]:
 
 async def _stats(args: argparse.Namespace) -> int:
     # gRPC errors reach the shared one-line reporter (arena.cli.errors), like every command's.
-    request = arena_pb2.GetBotStatsRequest(bot=args.name, game=args.game, problems=args.problems)
-    async with grpc.aio.insecure_channel(address_of(args)) as channel:
+    request = arena_pb2.GetBotStatsRequest(
+        bot=args.name, game=args.game, problems=args.problems, version=args.version
+    )
+    async with open_channel(args) as channel:
         stats = await arena_pb2_grpc.ArenaServiceStub(channel).GetBotStats(request, timeout=30)
     for line in stats_lines(stats):
         print(line)
@@ -72,10 +73,13 @@ def add_stats_command(bot_sub: Any) -> None:
     stats.add_argument("name", help="the bot's name")
     stats.add_argument("--game", default="", help="only this game (default: every game)")
     stats.add_argument(
+        "--version", default="", help="only the matches of this version, e.g. v2 (default: all)"
+    )
+    stats.add_argument(
         "--problems",
         type=positive(),
         default=10,
         help="Problems to list per game, at most 100 (default: 10)",
     )
-    stats.add_argument("--address", default="", help=ADDRESS_HELP)
+    add_target(stats)
     stats.set_defaults(func=lambda a: asyncio.run(_stats(a)))

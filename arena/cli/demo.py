@@ -37,6 +37,7 @@ def demo(args: argparse.Namespace) -> int:
         referee_metrics_port=free_port(),
         worker_metrics_port=free_port(),
         beat_metrics_port=free_port(),
+        runner_metrics_port=free_port(),
         concurrency=args.concurrency,
         per_decision=seconds(args.per_decision),
         logs_to_files=True,
@@ -79,9 +80,13 @@ def demo(args: argparse.Namespace) -> int:
             print()
             board = asyncio.run(_leaderboard(stack.address, "hart"))
             print("\n".join(leaderboard_lines(board, paint)))
-            print(f"\n  the tournament in a browser: {stack.web_url}tournaments/{tournament_id}")
             if args.keep:
+                print(
+                    f"\n  the tournament in a browser: {stack.web_url}tournaments/{tournament_id}"
+                )
                 _keep_running(stack)
+            else:  # the pages stop with everything else: a link now would be a dead one
+                print("\n  to see it in a browser, run `arena demo --keep`: it keeps the pages up")
             bots.stop()
             print(f"\ndone in {time.monotonic() - started:.1f}s; shutting everything down")
     finally:

@@ -6,10 +6,8 @@ import argparse
 import asyncio
 from typing import Any
 
-import grpc
-
 from arena.cli.errors import positive
-from arena.cli.target import ADDRESS_HELP, ADMIN_TOKEN_HELP, address_of, admin_metadata
+from arena.cli.target import ADMIN_TOKEN_HELP, add_target, admin_metadata, open_channel
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 FORMATS = {
@@ -25,7 +23,7 @@ RATING_SYSTEMS = {
 async def change(args: argparse.Namespace) -> int:
     """Withdraw a bot from, or enter it late into, a tournament; print from which round."""
     request = arena_pb2.ChangeEntrantRequest(tournament_id=args.tournament_id, bot=args.bot)
-    async with grpc.aio.insecure_channel(address_of(args)) as channel:
+    async with open_channel(args) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
         if args.tournament_command == "withdraw":
             done = await api.WithdrawEntrant(request, metadata=admin_metadata(args), timeout=30)
@@ -47,7 +45,7 @@ def add_commands(
         p = t_sub.add_parser(name, help=text)
         p.add_argument("tournament_id", type=positive(), help="the tournament's id")
         p.add_argument("bot", help="the bot's name")
-        p.add_argument("--address", default="", help=ADDRESS_HELP)
+        add_target(p)
         p.add_argument("--admin-token", default="", help=ADMIN_TOKEN_HELP)
         p.set_defaults(func=lambda a: asyncio.run(change(a)))
     add_format_flags(create)

@@ -28,6 +28,8 @@ from typing import Any, NoReturn
 import grpc
 
 from arena.ops.home import default_address
+from arena.sdk.addresses import AddressError, parse_addresses
+from arena.sdk.tls import PLAINTEXT, ClientTls, TlsConfigError, diagnose
 from arena.storage.embedded import EmbeddedError
 from arena.storage.errors import StorageError
 from engines import EngineError
@@ -88,9 +90,31 @@ GRPC_EXITS: dict[grpc.StatusCode, ExitCode] = {
 }
 
 TOKEN_HINT = (
-    "pass --admin-token or set ARENA_ADMIN_TOKEN to the token `arena up` wrote "
-    "(`arena where` prints its file)"
+    "run `arena login NAME` with an account allowed to, or pass --admin-token (or set "
+    "ARENA_ADMIN_TOKEN) to the token `arena up` wrote (it prints the token's file when it "
+    "starts, and again when run a second time)"
 )
+
+
+NOT_FOUND_HINTS: tuple[tuple[str, str], ...] = (
+    ("no tournament", "`arena tournament list` shows the tournaments and their ids"),
+    ("no match", "match ids are printed by `arena match` and shown in the web pages' match lists"),
+    (
+        "unknown bot",
+        "check the name (`arena leaderboard --game GAME` lists the rated bots) or register it "
+        "with `arena bot register NAME`",
+    ),
+    ("no schedule", "`arena schedule list` shows the schedules and their ids"),
+    ("no ladder", "start one with `arena ladder start --game GAME`"),
+)
+"""What to do about a NOT_FOUND answer, by how the referee's message begins."""
+
+
+def _not_found_hint(details: str) -> str:
+    for start, hint in NOT_FOUND_HINTS:
+        if details.lower().startswith(start):
+            return hint
+    return "check the name or id"
 
 
 def _one_line(text: str) -> str:
@@ -102,6 +126,20 @@ def _address(args: argparse.Namespace | None) -> str:
     return str(given or default_address())
 
 
+def _tls(args: argparse.Namespace | None) -> ClientTls:
+    try:
+        return ClientTls.of_args(args or argparse.Namespace())
+    except TlsConfigError:  # the command itself reports it; this only explains a failed call
+        return PLAINTEXT
+
+
+def _first(address: str) -> str:
+    try:
+        return parse_addresses(address)[0]
+    except AddressError:
+        return address
+
+
 def rpc_error(exc: grpc.RpcError, args: argparse.Namespace | None = None) -> CliError:
     """The CliError for a failed gRPC call."""
     code_of = getattr(exc, "code", None)
@@ -110,6 +148,9 @@ def rpc_error(exc: grpc.RpcError, args: argparse.Namespace | None = None) -> Cli
     details = str(details_of() or "") if callable(details_of) else str(exc)
     address = _address(args)
     exit_code = GRPC_EXITS.get(code, ExitCode.INTERNAL)
+    problem = diagnose(code, details, _tls(args), _first(address))
+    if problem is not None:
+        return CliError(problem.message, problem.hint, exit_code)
     if code == grpc.StatusCode.UNAVAILABLE and (
         "failed to connect" in details.lower() or "connection refused" in details.lower()
     ):
@@ -129,6 +170,7 @@ def rpc_error(exc: grpc.RpcError, args: argparse.Namespace | None = None) -> Cli
         grpc.StatusCode.INTERNAL: f"this is a bug in the arena at {address}; its log says more",
         grpc.StatusCode.UNKNOWN: f"this is a bug in the arena at {address}; its log says more",
         grpc.StatusCode.UNIMPLEMENTED: "the arena at that address is an older version",
+        grpc.StatusCode.NOT_FOUND: _not_found_hint(details),
     }
     message = details or f"the call failed with {code.name}"
     if code == grpc.StatusCode.PERMISSION_DENIED:
@@ -143,7 +185,9 @@ def to_cli_error(exc: BaseException, args: argparse.Namespace | None = None) -> 
     if isinstance(exc, grpc.RpcError):
         return rpc_error(exc, args)
     if isinstance(exc, FileNotFoundError):
-        return CliError(f"no such file: {exc.filename}", code=ExitCode.NOT_FOUND)
+        return CliError(
+            f"no such file: {exc.filename}", "check the path and try again", ExitCode.NOT_FOUND
+        )
     if isinstance(exc, IsADirectoryError | PermissionError | NotADirectoryError):
         return CliError(f"cannot use {exc.filename}: {exc.strerror}", code=ExitCode.USAGE)
     if isinstance(exc, ConnectionError):

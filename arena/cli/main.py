@@ -10,27 +10,37 @@ from pathlib import Path
 from typing import Any
 
 import engines
+from arena.cli import accounts as accounts_cli
 from arena.cli import matches as matches_cli
+from arena.cli import runners as runners_cli
 from arena.cli import serve as service_cli
 from arena.cli.errors import CliError, ExitCode, Parser, positive, run_command
-from arena.cli.options import parse_options, split_names
-from arena.cli.target import ADDRESS_HELP
+from arena.cli.options import game_name, parse_options, split_names
+from arena.cli.target import ADDRESS_HELP, add_target
 from arena.render import Paint, final_lines, step_lines
 from arena.sdk.bots import strategy, strategy_names
 from arena.sdk.local import play_local
 from engines import EngineError, Record
+from engines.registry import openspiel_names
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
     for name in engines.names():
-        rules = engines.get(name)
-        seats = f"{min(rules.seat_counts)}-{max(rules.seat_counts)}"
-        print(f"{name:<10} {rules.title} (v{rules.version}, {seats} seats)")
-        for opt in rules.options_schema:
-            print(
-                f"    {opt.name}={json.dumps(opt.default)}  ({opt.type.__name__}) {opt.description}"
-            )
+        _print_game(engines.get(name))
+    try:
+        for name in openspiel_names():
+            _print_game(engines.get(name))
+        print("openspiel/<name> plays any other OpenSpiel game with the option unchecked=true")
+    except EngineError as exc:  # the optional open-spiel wheel is missing
+        print(f"{', '.join(openspiel_names())}: {exc}")
     return 0
+
+
+def _print_game(rules: Any) -> None:
+    seats = f"{min(rules.seat_counts)}-{max(rules.seat_counts)}"
+    print(f"{rules.name:<10} {rules.title} (v{rules.version}, {seats} seats)")
+    for opt in rules.options_schema:
+        print(f"    {opt.name}={json.dumps(opt.default)}  ({opt.type.__name__}) {opt.description}")
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -129,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("games", help="list games and their options").set_defaults(func=_cmd_games)
 
     play = sub.add_parser("play", help="play one match in process and print a readable log")
-    play.add_argument("game", choices=engines.names(), help="the game (see `arena games`)")
+    play.add_argument("game", type=game_name, help="the game (see `arena games`)")
     play.add_argument(
         "--seats",
         type=positive(),
@@ -168,11 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE|MATCH_ID",
         help="a record written by `arena play --record`, or the id of a match the arena stored",
     )
-    rep.add_argument(
-        "--address",
-        default="",
-        help=f"the arena to fetch MATCH_ID from: {ADDRESS_HELP}",
-    )
+    add_target(rep, f"the arena to fetch MATCH_ID from: {ADDRESS_HELP}")
     rep.add_argument("--quiet", action="store_true", help="print only the verdict and result")
     rep.set_defaults(func=_cmd_replay)
 
@@ -181,6 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     rules.set_defaults(func=_cmd_rules)
 
     service_cli.add_commands(sub)
+    accounts_cli.add_commands(sub)
+    runners_cli.add_commands(sub)
     return parser
 
 

@@ -1,15 +1,27 @@
-"""Flags several commands share: `--option NAME=VALUE`, `--per-decision SECONDS`, `--bots A,B`."""
+"""Flags several commands share: `--option NAME=VALUE`, `--per-decision SECONDS`, `--bots A,B`,
+`--bind HOST`, a game's name."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Sequence
 from typing import Any
 
+import engines
 from arena.cli.errors import CliError, positive
 from arena.referee.clock import seconds, to_duration
 from arena.v1 import common_pb2
+
+
+def game_name(text: str) -> str:
+    """An argparse `type`: a registered game or any `openspiel/<name>` (checked when loaded)."""
+    if text in engines.names() or text.startswith("openspiel/"):
+        return text
+    raise argparse.ArgumentTypeError(
+        f"unknown game {text!r}; choose from {', '.join(engines.names())} or openspiel/<name>"
+    )
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
@@ -47,3 +59,15 @@ def per_decision_clock(args: argparse.Namespace) -> common_pb2.Clock:
 def split_names(text: str) -> list[str]:
     """The names of a comma-separated flag such as `--bots alice,bob`, blanks dropped."""
     return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def add_bind(parser: Any, default: str, what: str, env: str = "") -> None:
+    """Add `--bind HOST`, the interface `what` listen on, to `parser` (default: `env`'s value,
+    else `default`)."""
+    parser.add_argument(
+        "--bind",
+        default=os.environ.get(env, default) if env else default,
+        metavar="HOST",
+        help=f"interface {what} listen on: 127.0.0.1 for this machine only, 0.0.0.0 or [::] "
+        f"for every interface (default: {f'${env}, else ' if env else ''}{default})",
+    )

@@ -7,9 +7,7 @@ import asyncio
 import time
 from typing import Any
 
-import grpc
-
-from arena.cli.target import ADDRESS_HELP, address_of
+from arena.cli.target import add_target, open_channel
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 
@@ -18,12 +16,12 @@ def add_commands(sub: Any) -> None:
     referees = sub.add_parser(
         "referees", help="list the arena's live referees with the matches and bots each holds"
     )
-    referees.add_argument("--address", default="", help=ADDRESS_HELP)
+    add_target(referees)
     referees.set_defaults(func=lambda a: asyncio.run(_list(a)))
 
 
 async def _list(args: argparse.Namespace) -> int:
-    async with grpc.aio.insecure_channel(address_of(args)) as channel:
+    async with open_channel(args) as channel:
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
         reply = await stub.ListReferees(arena_pb2.ListRefereesRequest(), timeout=10)
     print(table(list(reply.referees), time.time()))

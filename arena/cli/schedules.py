@@ -8,13 +8,10 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-import grpc
-
-import engines
 from arena.cli import entrants as entrant_cli
 from arena.cli.errors import positive
-from arena.cli.options import add_per_decision, per_decision_clock, split_names
-from arena.cli.target import ADDRESS_HELP, ADMIN_TOKEN_HELP, address_of, admin_metadata
+from arena.cli.options import add_per_decision, game_name, per_decision_clock, split_names
+from arena.cli.target import ADMIN_TOKEN_HELP, add_target, admin_metadata, open_channel
 from arena.tournament.schedules import next_daily, parse_every
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
@@ -28,7 +25,7 @@ async def _call(
     args: argparse.Namespace,
     use: Callable[[arena_pb2_grpc.ArenaServiceAsyncStub], Awaitable[Reply]],
 ) -> Reply:
-    async with grpc.aio.insecure_channel(address_of(args)) as channel:
+    async with open_channel(args) as channel:
         return await use(arena_pb2_grpc.ArenaServiceStub(channel))
 
 
@@ -106,7 +103,7 @@ def add_commands(sub: Any) -> None:
     s_sub = schedule.add_subparsers(dest="schedule_command", required=True)
     c = s_sub.add_parser("create", help="admin: create a recurring tournament")
     c.add_argument("--name", required=True, help="a unique name; editions are '<name> #<n>'")
-    c.add_argument("--game", required=True, choices=engines.names(), help="the game to play")
+    c.add_argument("--game", required=True, type=game_name, help="the game to play")
     c.add_argument(
         "--bots",
         default="",
@@ -140,7 +137,7 @@ def add_commands(sub: Any) -> None:
     d.add_argument("schedule_id", type=positive(), help="the schedule's id")
     d.set_defaults(func=delete)
     for parser in (c, ls, p, d):
-        parser.add_argument("--address", default="", help=ADDRESS_HELP)
+        add_target(parser)
         parser.add_argument("--admin-token", default="", help=ADMIN_TOKEN_HELP)
 
 
@@ -184,7 +181,7 @@ def add_ladder_commands(sub: Any) -> None:
     add_per_decision(start)
     stop = l_sub.add_parser("stop", help="admin: stop making ladder matches")
     for p in (start, stop):
-        p.add_argument("--game", required=True, choices=engines.names(), help="the ladder's game")
-        p.add_argument("--address", default="", help=ADDRESS_HELP)
+        p.add_argument("--game", required=True, type=game_name, help="the ladder's game")
+        add_target(p)
         p.add_argument("--admin-token", default="", help=ADMIN_TOKEN_HELP)
         p.set_defaults(func=ladder)

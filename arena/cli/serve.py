@@ -17,11 +17,15 @@ from arena.cli import matches as matches_cli
 from arena.cli import referees as referees_cli
 from arena.cli import tournaments as tournament_cli
 from arena.cli import up as up_cli
+from arena.cli import versiontests as versiontest_cli
 from arena.cli.errors import CliError, ExitCode, positive
-from arena.cli.options import add_per_decision
+from arena.cli.options import add_bind, add_per_decision
+from arena.cli.ports import ensure_free
 from arena.ops import home, metrics
+from arena.ops.bind import BIND_ENV, grpc_address, http_host
 from arena.ops.logs import logged
 from arena.ops.services import data_dir, database_url, redis_url
+from arena.ops.tls import ServerTls, ServerTlsError, add_server_arguments
 from arena.referee.app import Referee, RefereeConfig
 from arena.referee.auth import write_secret
 from arena.referee.clock import Clock, seconds
@@ -53,6 +57,13 @@ def existing_database_url() -> str:
 
 # -- serve ----------------------------------------------------------------------------------------
 async def _serve(args: argparse.Namespace) -> int:
+    tls = _server_tls(args)  # first: a wrong file is the quickest thing to fix
+    # Before the database and Redis: grpc binds a port another server holds (SO_REUSEPORT), so a
+    # second referee on a taken port would otherwise only fail later, on its name.
+    host = http_host(args.bind)
+    ensure_free(args.port, "--port", f"referee {args.name}'s gRPC port", host)
+    if args.metrics_port >= 0:
+        ensure_free(args.metrics_port, "--metrics-port", f"referee {args.name}'s metrics", host)
     token = args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN", "")
     token_file = data_dir() / "admin-token"
     if not token and token_file.exists():  # a restart keeps the token scripts already use
@@ -76,10 +87,12 @@ async def _serve(args: argparse.Namespace) -> int:
         referee = Referee(db, config)
         tune_gc()
         try:
-            running = await create_server(referee, f"[::]:{args.port}")
+            running = await create_server(referee, grpc_address(args.bind, args.port), tls)
         except NameTaken as exc:
             raise CliError(
-                str(exc), "give each referee its own --name", ExitCode.UNAVAILABLE
+                str(exc),
+                "give each referee its own --name (`arena referees` lists the names in use)",
+                ExitCode.UNAVAILABLE,
             ) from None
         except CannotJoin as exc:
             raise CliError(
@@ -99,10 +112,27 @@ async def _serve(args: argparse.Namespace) -> int:
             # This referee's multi-referee series start at 0: a first takeover then shows as an
             # increase, which is what ArenaRefereeTakeover looks for.
             metrics.start_cluster_series(args.name)
-            start_http_server(args.metrics_port)
-        print(f"referee {args.name} listening on port {running.port}", file=sys.stderr)
+            start_http_server(args.metrics_port, addr=http_host(args.bind))
+        over = "" if tls is None else " over mutual TLS" if tls.client_ca else " over TLS"
+        where = grpc_address(args.bind, running.port)
+        also = (
+            f", metrics on {http_host(args.bind)}:{args.metrics_port}"
+            if args.metrics_port >= 0
+            else ""
+        )
+        print(f"referee {args.name} listening on {where}{over}{also}", file=sys.stderr)
         await serve_until_signalled(running)
     return 0
+
+
+def _server_tls(args: argparse.Namespace) -> ServerTls | None:
+    """The referee port's TLS settings, checked; one line when a file cannot serve."""
+    try:
+        return ServerTls.of_args(args)
+    except ServerTlsError as exc:
+        raise CliError(
+            str(exc), "give readable PEM files (see docs/operations.md, TLS)", ExitCode.USAGE
+        ) from None
 
 
 async def _migrate(args: argparse.Namespace) -> int:
@@ -117,8 +147,10 @@ def add_commands(sub: Any) -> None:
     tournament_cli.add_commands(sub)
     up_cli.add_commands(sub)
     demo_cli.add_commands(sub)
+    versiontest_cli.add_commands(sub)
     serve = sub.add_parser("serve", help="run a referee (gRPC, health, reflection, metrics)")
     serve.add_argument("--port", type=int, default=50051, help="gRPC port (default: 50051)")
+    add_bind(serve, "[::]", "the gRPC and metrics ports", env=BIND_ENV)
     serve.add_argument(
         "--metrics-port",
         type=int,
@@ -139,8 +171,9 @@ def add_commands(sub: Any) -> None:
     serve.add_argument(
         "--reconnect-grace",
         type=positive(float, zero=True),
-        default=10.0,
-        help="seconds a dropped bot has to reconnect before its decisions time out (default: 10)",
+        default=os.environ.get("ARENA_RECONNECT_GRACE", "10"),  # argparse applies `type` to it
+        help="seconds a dropped bot has to reconnect before its decisions time out "
+        "(default: ARENA_RECONNECT_GRACE, else 10)",
     )
     add_per_decision(serve, 5.0, help="default seconds per decision")
     serve.add_argument(
@@ -154,8 +187,10 @@ def add_commands(sub: Any) -> None:
         "--open-registration",
         action=argparse.BooleanOptionalAction,
         default=_env_flag("ARENA_OPEN_REGISTRATION", default=True),
-        help="let anyone register bots (default, also ARENA_OPEN_REGISTRATION=1); "
-        "with --no-open-registration only the admin token can",
+        help="let anyone register bots and author accounts (default, also "
+        "ARENA_OPEN_REGISTRATION=1); "
+        "with --no-open-registration only accounts can register bots, and only admins "
+        "create accounts",
     )
     serve.add_argument(
         "--advertise",
@@ -170,6 +205,7 @@ def add_commands(sub: Any) -> None:
         help="seconds a match's lease lasts: a dead referee's matches are taken over by the "
         "others this long after its last renewal (renewed every third of it; default: 6)",
     )
+    add_server_arguments(serve, "gRPC port")
     serve.set_defaults(func=lambda a: logged("referee", lambda: asyncio.run(_serve(a))))
 
     db = sub.add_parser("db", help="database maintenance")

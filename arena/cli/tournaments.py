@@ -9,15 +9,20 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import grpc
-
-import engines
 from arena.cli import entrants as entrant_cli
 from arena.cli import schedules as schedule_cli
 from arena.cli.errors import positive
-from arena.cli.options import add_per_decision, per_decision_clock, split_names
-from arena.cli.target import ADDRESS_HELP, ADMIN_TOKEN_HELP, address_of, admin_metadata
+from arena.cli.options import add_per_decision, game_name, per_decision_clock, split_names
+from arena.cli.target import (
+    ADMIN_TOKEN_HELP,
+    add_target,
+    address_of,
+    admin_metadata,
+    client_tls,
+    open_channel,
+)
 from arena.render import Paint
+from arena.sdk.tls import PLAINTEXT, ClientTls
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
 STATUS = {v: k[18:].lower() for k, v in arena_pb2.TournamentStatus.items()}
@@ -39,7 +44,7 @@ async def create(args: argparse.Namespace) -> int:
         forfeit_limit=args.forfeit_limit,
     )
     request.starts_at.FromDatetime(datetime.now(UTC) + timedelta(seconds=args.start_in))
-    async with grpc.aio.insecure_channel(address_of(args)) as channel:
+    async with open_channel(args) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
         tournament = await api.CreateTournament(request, metadata=admin_metadata(args))
     if args.quiet:
@@ -55,7 +60,7 @@ async def create(args: argparse.Namespace) -> int:
 
 async def list_all(args: argparse.Namespace) -> int:
     """Print the tournaments."""
-    async with grpc.aio.insecure_channel(address_of(args)) as channel:
+    async with open_channel(args) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
         reply = await api.ListTournaments(arena_pb2.ListTournamentsRequest(limit=args.limit))
     if not reply.tournaments:
@@ -92,15 +97,19 @@ def standings_lines(t: arena_pb2.Tournament, paint: Paint) -> list[str]:
 
 
 async def follow(
-    address: str, tournament_id: int, paint: Paint, timeout: timedelta = timedelta(hours=1)
+    address: str,
+    tournament_id: int,
+    paint: Paint,
+    timeout: timedelta = timedelta(hours=1),
+    tls: ClientTls = PLAINTEXT,
 ) -> arena_pb2.Tournament:
     """Show progress until the tournament finishes; return its final state."""
     live = sys.stdout.isatty()
     shown: tuple[Any, ...] = ()
     drawn = 0
     deadline = time.monotonic() + timeout.total_seconds()
-    async with grpc.aio.insecure_channel(address) as channel:
-        api = arena_pb2_grpc.ArenaServiceStub(channel)
+    async with tls.aio_channel(address) as grpc_channel:
+        api = arena_pb2_grpc.ArenaServiceStub(grpc_channel)
         while True:
             t = await api.GetTournament(arena_pb2.GetTournamentRequest(tournament_id=tournament_id))
             state = (t.status, t.current_round, t.tables_finished, t.tables)
@@ -132,11 +141,11 @@ async def show(args: argparse.Namespace) -> int:
     """Print a tournament's standings (following it live with --follow)."""
     paint = Paint()
     if args.follow:
-        t = await follow(address_of(args), args.tournament_id, paint)
+        t = await follow(address_of(args), args.tournament_id, paint, tls=client_tls(args))
         if not sys.stdout.isatty():
             print("\n".join(standings_lines(t, paint)))
         return 0
-    async with grpc.aio.insecure_channel(address_of(args)) as channel:
+    async with open_channel(args) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
         t = await api.GetTournament(
             arena_pb2.GetTournamentRequest(tournament_id=args.tournament_id)
@@ -147,7 +156,7 @@ async def show(args: argparse.Namespace) -> int:
 
 async def leaderboard(args: argparse.Namespace) -> int:
     """Print a game's Elo leaderboard."""
-    async with grpc.aio.insecure_channel(address_of(args)) as channel:
+    async with open_channel(args) as channel:
         api = arena_pb2_grpc.ArenaServiceStub(channel)
         board = await api.GetLeaderboard(
             arena_pb2.GetLeaderboardRequest(
@@ -189,7 +198,7 @@ def add_commands(sub: Any) -> None:
     tournament = sub.add_parser("tournament", help="create, list and show Swiss tournaments")
     t_sub = tournament.add_subparsers(dest="tournament_command", required=True)
     c = t_sub.add_parser("create", help="admin: schedule a Swiss tournament")
-    c.add_argument("--game", required=True, choices=engines.names(), help="the game")
+    c.add_argument("--game", required=True, type=game_name, help="the game")
     c.add_argument("--bots", required=True, help="registered entrants by name, comma-separated")
     c.add_argument("--name", default="", help="a display name (default: none)")
     c.add_argument("--table-size", type=positive(), default=4, help="seats per table (default: 4)")
@@ -208,25 +217,25 @@ def add_commands(sub: Any) -> None:
     )
     c.add_argument("--seed", type=int, default=0, help="seed of pairings and matches (default: 0)")
     c.add_argument("--quiet", action="store_true", help="print only the id")
-    c.add_argument("--address", default="", help=ADDRESS_HELP)
+    add_target(c)
     c.add_argument("--admin-token", default="", help=ADMIN_TOKEN_HELP)
     c.set_defaults(func=lambda a: asyncio.run(create(a)))
     ls = t_sub.add_parser("list", help="list tournaments")
     ls.add_argument("--limit", type=positive(), default=50, help="at most this many (default: 50)")
-    ls.add_argument("--address", default="", help=ADDRESS_HELP)
+    add_target(ls)
     ls.set_defaults(func=lambda a: asyncio.run(list_all(a)))
     sh = t_sub.add_parser("show", help="standings and progress of a tournament")
     sh.add_argument("tournament_id", type=positive(), help="the id `tournament create` printed")
     sh.add_argument("--follow", action="store_true", help="follow it live until it finishes")
-    sh.add_argument("--address", default="", help=ADDRESS_HELP)
+    add_target(sh)
     sh.set_defaults(func=lambda a: asyncio.run(show(a)))
 
     lb = sub.add_parser("leaderboard", help="the Elo leaderboard of a game")
-    lb.add_argument("--game", required=True, choices=engines.names(), help="the game")
+    lb.add_argument("--game", required=True, type=game_name, help="the game")
     lb.add_argument(
         "--limit", type=positive(), default=20, help="at most this many bots (default: 20)"
     )
-    lb.add_argument("--address", default="", help=ADDRESS_HELP)
+    add_target(lb)
     lb.set_defaults(func=lambda a: asyncio.run(leaderboard(a)))
 
     entrant_cli.add_commands(t_sub, c, lb)

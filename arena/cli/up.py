@@ -12,12 +12,16 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.errors import CliError, ExitCode, positive
-from arena.cli.options import add_per_decision
+from arena.cli.options import add_bind, add_per_decision
+from arena.cli.up_ports import check_port_plan, check_ports_free, planned_ports
 from arena.cli.up_status import StatusWatcher
+from arena.ops.bind import EVERY_INTERFACE, connect_host, grpc_address, http_host
 from arena.ops.home import StackInfo, data_dir
-from arena.ops.stack import Stack, StackConfig, referee_processes
+from arena.ops.stack import Stack, StackConfig
+from arena.ops.tls import ServerTls, ServerTlsError, add_server_arguments
 from arena.referee.auth import write_secret
 from arena.referee.clock import seconds
+from arena.sdk.tls import PLAINTEXT, ClientTls, TlsConfigError
 from arena.storage.embedded import file_lock
 
 
@@ -26,76 +30,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-MAX_PORT = 65535
-
-
-def planned_ports(config: StackConfig) -> list[tuple[str, str, int]]:
-    """(what, the option that sets it, port) of every port the stack will listen on."""
-    ports: list[tuple[str, str, int]] = []
-    for referee in referee_processes(config):
-        ports.append((f"{referee.name}'s gRPC port", "port", referee.port))
-        ports.append(
-            (f"{referee.name}'s metrics port", "referee-metrics-port", referee.metrics_port)
-        )
-    ports.append(("the worker's metrics port", "worker-metrics-port", config.worker_metrics_port))
-    ports.append(("beat's metrics port", "beat-metrics-port", config.beat_metrics_port))
-    if config.web_port >= 0:
-        ports.append(("the web port", "web-port", config.web_port))
-        ports.append(("the web metrics port", "web-metrics-port", config.web_metrics_port))
-    return ports
-
-
-def _free_run(taken: set[int], start: int, count: int) -> int:
-    """The lowest port >= `start` that begins `count` consecutive ports none of `taken`."""
-    base = start
-    while any(base + i in taken for i in range(count)):
-        base += 1
-    return base
-
-
-def check_port_plan(config: StackConfig) -> None:
-    """Refuse, in one line, ports out of range or used twice (N referees take N consecutive
-    gRPC and metrics ports, which may run into the other services' ports)."""
-    ports = planned_ports(config)
-    seen: dict[int, tuple[str, str]] = {}
-    for what, flag, port in ports:
-        if port > MAX_PORT:
-            raise CliError(
-                f"{what} would be {port}, above {MAX_PORT}",
-                f"pass a lower --{flag}",
-                ExitCode.USAGE,
-            )
-        if port in seen:
-            other, other_flag = seen[port]
-            # Move the referees' run of ports: the other services have one port each.
-            moved = flag if flag in ("port", "referee-metrics-port") else other_flag
-            own = {p for w, f, p in ports if f == moved}
-            taken = {p for w, f, p in ports if f != moved}
-            start = _free_run(taken, min(own), len(own))
-            raise CliError(
-                f"port {port} would be both {other} and {what}",
-                f"pass --{moved} {start}"
-                + (f" ({len(own)} ports from it)" if len(own) > 1 else ""),
-                ExitCode.USAGE,
-            )
-        seen[port] = (what, flag)
-
-
-def _check_ports_free(ports: list[tuple[str, str, int]]) -> None:
-    for _, flag, port in ports:
-        with socket.socket() as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                probe.bind(("0.0.0.0", port))
-            except OSError:
-                raise CliError(
-                    f"port {port} is in use by another program (or an arena with another "
-                    "ARENA_HOME)",
-                    f"stop it, or pass --{flag} with a free port",
-                    ExitCode.UNAVAILABLE,
-                ) from None
 
 
 def _answers(address: str) -> bool:
@@ -107,6 +41,18 @@ def _answers(address: str) -> bool:
             return True
     except (OSError, ValueError):
         return False
+
+
+def _tls(args: argparse.Namespace) -> tuple[ServerTls | None, ClientTls]:
+    """The stack's TLS: the referees' and web's certificate, and how its own clients reach
+    the referees (TLS exactly when the referees serve it)."""
+    try:
+        server = ServerTls.of_args(args)
+        wanted = argparse.Namespace(tls=server is not None, tls_ca=args.tls_ca)
+        client = ClientTls.of_args(wanted) if server is not None else PLAINTEXT
+    except (ServerTlsError, TlsConfigError) as exc:
+        raise CliError(str(exc), "give readable PEM files", ExitCode.USAGE) from None
+    return server, client
 
 
 def _say_running(info: StackInfo, folder: Path) -> None:
@@ -123,12 +69,16 @@ def _say_running(info: StackInfo, folder: Path) -> None:
 def up(args: argparse.Namespace) -> int:
     """Start the services and keep them running until Ctrl-C or SIGTERM."""
     folder = Path(args.data_dir).expanduser().resolve() if args.data_dir else data_dir()
+    server_tls, client_tls = _tls(args)
     config = StackConfig(
+        tls=server_tls,
+        client_tls=client_tls,
         data_dir=folder,
         port=args.port,
         referee_metrics_port=args.referee_metrics_port,
         worker_metrics_port=args.worker_metrics_port,
         beat_metrics_port=args.beat_metrics_port,
+        runner_metrics_port=args.runner_metrics_port,
         concurrency=args.concurrency,
         per_decision=seconds(args.per_decision),
         web_port=args.web_port,
@@ -136,6 +86,8 @@ def up(args: argparse.Namespace) -> int:
         spectator_delay=seconds(args.spectator_delay),
         logs_to_files=args.logs == "files",
         referees=args.referees,
+        runners=args.runners,
+        bind=args.bind,
     )
     check_port_plan(config)
     stop = {"now": False}
@@ -150,7 +102,7 @@ def up(args: argparse.Namespace) -> int:
         if running is not None and _answers(running.address):
             _say_running(running, folder)
             return 0
-        _check_ports_free(planned_ports(config))
+        check_ports_free(planned_ports(config), http_host(config.bind))
         token_file = folder / "admin-token"
         if not os.environ.get("ARENA_ADMIN_TOKEN") and token_file.exists():
             stack.admin_token = token_file.read_text().strip()  # scripts keep working
@@ -189,22 +141,48 @@ def up(args: argparse.Namespace) -> int:
         stack.stop()
 
 
+def bound_addresses(stack: Stack) -> list[str]:
+    """Every address the stack listens on."""
+    c, host = stack.config, http_host(stack.config.bind)
+    out = [grpc_address(c.bind, r.port) for r in stack.referees]
+    out += [f"{host}:{r.metrics_port}" for r in stack.referees]
+    out += [f"{host}:{c.worker_metrics_port}", f"{host}:{c.beat_metrics_port}"]
+    out += [f"{host}:{r.metrics_port}" for r in stack.runners]  # none without bwrap
+    if c.web_port >= 0:
+        out += [f"{host}:{c.web_port}", f"{host}:{c.web_metrics_port}"]
+    return out
+
+
 def up_text(stack: Stack, folder: Path) -> str:
     """What `arena up` prints once everything answers: a line per referee and per service."""
     config = stack.config
     logs = folder / "logs"
+    host = connect_host(config.bind)
     referee_lines = "".join(
         f"  {r.name if config.referees > 1 else 'referee':<11} {r.address} (gRPC; metrics "
-        f"http://127.0.0.1:{r.metrics_port}/metrics)\n"
+        f"http://{host}:{r.metrics_port}/metrics)\n"
         for r in stack.referees
+    )
+    everywhere = config.bind in EVERY_INTERFACE
+    reach = (
+        "every interface"
+        if everywhere
+        else "this machine only"
+        if host.startswith("127.")
+        else host
     )
     referee_logs = ", ".join(f"{r.label}.log" for r in stack.referees)
     return (
         f"arena is up in {folder}\n"
+        + f"  listening   on {', '.join(bound_addresses(stack))} ({reach}; --bind to change)\n"
         + referee_lines
-        + f"  worker      metrics http://127.0.0.1:{config.worker_metrics_port}/metrics\n"
-        f"  beat        metrics http://127.0.0.1:{config.beat_metrics_port}/metrics\n"
-        f"  database    {stack.services.database_url}\n"
+        + f"  worker      metrics http://{host}:{config.worker_metrics_port}/metrics\n"
+        f"  beat        metrics http://{host}:{config.beat_metrics_port}/metrics\n"
+        + "".join(
+            f"  {r.name:<11} metrics http://{host}:{r.metrics_port}/metrics\n"
+            for r in stack.runners
+        )
+        + f"  database    {stack.services.database_url}\n"
         f"  redis       {stack.services.redis_url}\n"
         f"  admin token {folder / 'admin-token'}\n"
         + (
@@ -219,23 +197,28 @@ def up_text(stack: Stack, folder: Path) -> str:
 
 def _watch(stack: Stack, logs: Path, status_every: float, stop: dict[str, bool]) -> int:
     """Print the status until `stop["now"]`; end early when a process the stack needs exits.
-    With several referees one may exit (its matches are taken over by the others): that is
-    reported once, and the stack goes on while a referee is left."""
-    referees = {r.label for r in stack.referees}
+    With several referees (or runners) one may exit: the others take over its matches (or its
+    hosted bots); that is reported once, and the stack goes on while one of them is left."""
+    groups = {
+        "referees take over its matches": {r.label for r in stack.referees},
+        "runners take over its hosted bots": {r.label for r in stack.runners},
+    }
     reported: set[str] = set()
-    watcher = StatusWatcher(stack.address)
+    watcher = StatusWatcher(stack.address, stack.config.client_tls)
     next_poll = 0.0
     while not stop["now"]:
         dead = set(stack.check())
-        for name in sorted((dead & referees) - reported):
-            if len(referees) > 1:
-                print(
-                    f"arena: {name} exited; the other referees take over its matches (see {logs})",
-                    file=sys.stderr,
-                    flush=True,
-                )
-            reported.add(name)
-        if dead - referees or dead >= referees:
+        for others, group in groups.items():
+            for name in sorted((dead & group) - reported):
+                if len(group) > 1:
+                    print(
+                        f"arena: {name} exited; the other {others} (see {logs})",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                reported.add(name)
+        spared = set().union(*groups.values())
+        if dead - spared or any(group and dead >= group for group in groups.values()):
             print(
                 f"arena: {', '.join(sorted(dead))} exited; stopping (see {logs})", file=sys.stderr
             )
@@ -268,6 +251,7 @@ def add_commands(sub: Any) -> None:
         default=50051,
         help="referee gRPC port, the first one with --referees (default: 50051)",
     )
+    add_bind(u, "127.0.0.1", "every service of the stack (referees, metrics, web)")
     u.add_argument(
         "--referees",
         type=positive(),
@@ -294,6 +278,19 @@ def add_commands(sub: Any) -> None:
         type=positive(),
         default=9103,
         help="Celery beat /metrics port (default: 9103)",
+    )
+    u.add_argument(
+        "--runner-metrics-port",
+        type=positive(),
+        default=9109,
+        help="the hosted-bot runner's /metrics port, the first one with --runners (default: 9109)",
+    )
+    u.add_argument(
+        "--runners",
+        type=positive(),
+        default=1,
+        help="hosted-bot runners, named runner-0 .. runner-N-1, where bwrap is installed; a "
+        "runner that dies has its bots run by the others (default: 1)",
     )
     u.add_argument(
         "--concurrency",
@@ -332,5 +329,13 @@ def add_commands(sub: Any) -> None:
         type=positive(float, zero=True),
         default=3.0,
         help="seconds the web pages show a running match behind (default: 3)",
+    )
+    add_server_arguments(u, "referees' gRPC ports and the web pages")
+    u.add_argument(
+        "--tls-ca",
+        metavar="FILE",
+        default="",
+        help="with --tls-cert: the PEM CA the stack's own clients (workers, health checks) "
+        "trust for it (default: ARENA_TLS_CA, else the system's roots)",
     )
     u.set_defaults(func=up)

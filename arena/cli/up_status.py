@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import grpc
 
+from arena.sdk.tls import PLAINTEXT, ClientTls
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 STATUS = {
@@ -36,8 +37,9 @@ def tournament_line(t: arena_pb2.Tournament) -> str:
 class StatusWatcher:
     """Remembers what was already reported; `poll()` returns lines for what changed since."""
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, tls: ClientTls = PLAINTEXT) -> None:
         self.address = address
+        self.tls = tls
         self._seen_matches: set[int] | None = None
         self._tournaments: dict[int, tuple[int, int]] = {}
         self._unreachable = False
@@ -45,7 +47,7 @@ class StatusWatcher:
     def poll(self) -> list[str]:
         """New lines since the last poll (the first poll only takes note of what exists)."""
         try:
-            with grpc.insecure_channel(self.address) as channel:
+            with self.tls.channel(self.address) as channel:
                 api = arena_pb2_grpc.ArenaServiceStub(channel)
                 matches = api.ListMatches(
                     arena_pb2.ListMatchesRequest(status=common_pb2.MATCH_STATUS_FINISHED),

@@ -39,6 +39,12 @@ BAD_ANSWERS = Counter(
     "Answers that did not parse, were stale or were illegal",
     ["game", "kind"],
 )
+STALE_ANSWERS = Counter(
+    "arena_stale_answers_total",
+    "Answers dropped without a strike because they named no open decision of their seat, by why "
+    "(closed, none_open, not_open, answered)",
+    ["why"],
+)
 STRIKES = Counter("arena_strikes_total", "Strikes given to bots", ["game"])
 FORFEITS = Counter("arena_forfeits_total", "Seats that forfeited after too many strikes", ["game"])
 MATCHES_FINISHED = Counter(
@@ -48,6 +54,14 @@ MATCH_DURATION = Histogram(
     "arena_match_duration_seconds", "Wall time of a match", ["game"], buckets=MATCH_BUCKETS
 )
 DB_ERRORS = Counter("arena_db_errors_total", "Failed database operations", ["operation"])
+REFEREE_DB_OPERATIONS = (
+    "start_match",
+    "record_decision",
+    "resign_seats",
+    "finish_match",
+    "abort_match",
+)
+"""The `operation` labels of a referee's DB_ERRORS (arena/referee/persistence.py)."""
 RPC_ERRORS = Counter("arena_rpc_errors_total", "Public API calls that failed", ["method", "code"])
 
 # -- tournaments and workers ------------------------------------------------------------------
@@ -179,8 +193,10 @@ LIVE_REFEREES = Gauge(
     ["referee"],
     multiprocess_mode="liveall",
 )
-ROUTED_DIRECTIONS = ("in", "out")
-"""`direction` of ROUTED_MESSAGES: "out" sent to another referee, "in" received from one."""
+ROUTED_DIRECTIONS = ("in", "out", "resent", "lost")
+"""`direction` of ROUTED_MESSAGES: "out" sent to another referee, "in" received from one,
+"resent" sent again after Redis did not deliver it the first time, "lost" given up on after
+`arena.referee.relay.HOLD`."""
 TAKEOVER_REASONS = ("lapsed", "released")
 """`reason` of TAKEOVERS: the host's lease lapsed (it died or stalled), or it drained and
 released the match (SIGTERM)."""
@@ -191,11 +207,15 @@ def start_referee_series(games: Iterable[str]) -> None:
     dashboards have data before it)."""
     for game in games:
         MATCHES_ABORTED.labels(game)
+    # ArenaDatabaseErrors reads rate(): a series born at its first error shows no increase, and
+    # a referee's first database outage would raise no alert (the chaos soak's `alerts` check).
+    for operation in REFEREE_DB_OPERATIONS:
+        DB_ERRORS.labels(operation)
     for reason in ("no_hello", "oversized", "not_hello", "no_token", "unknown_token"):
         FAILED_LOGINS.labels(reason)
     for kind in ("undecodable", "malformed", "oversized"):
         JUNK_MESSAGES.labels(kind)
-    for limit in ("login", "register", "messages"):
+    for limit in ("login", "admin", "register", "messages"):
         RATE_LIMITED.labels(limit)
 
 
@@ -212,3 +232,65 @@ def start_cluster_series(referee: str) -> None:
         TAKEOVERS.labels(referee, reason)
     LEASE_RENEWALS_FAILED.labels(referee)
     FENCED_WRITES.labels(referee)
+
+
+# -- runners of hosted bots (`arena runner`, issue 28) -------------------------------------------
+# Each runner labels its series with its name (`arena runner --name`), like referees do.
+UPLOAD_BUCKETS = (0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60, 120, 300, 600)
+RUNNER_BOTS = Gauge(
+    "arena_runner_bots",
+    "Hosted bots this runner holds the lease of and keeps running",
+    ["runner"],
+    multiprocess_mode="livesum",
+)
+RUNNER_STARTS = Counter(
+    "arena_runner_bot_starts_total",
+    "Hosted bot processes a runner started in their sandbox (first starts and restarts)",
+    ["runner"],
+)
+RUNNER_RESTARTS = Counter(
+    "arena_runner_bot_restarts_total",
+    "Hosted bots a runner started again after their process ended or could not start",
+    ["runner"],
+)
+RUNNER_ENDS = Counter(
+    "arena_runner_bot_ends_total",
+    "Hosted bot processes that ended, by cause (exited, crashed, memory, processes, output, "
+    "stopped; failed: could not be started)",
+    ["runner", "cause"],
+)
+RUNNER_MEMORY = Gauge(
+    "arena_runner_sandbox_memory_bytes",
+    "Memory the hosted bots' sandboxes on this runner use, summed over their cgroups",
+    ["runner"],
+    multiprocess_mode="livesum",
+)
+RUNNER_UPLOAD_TO_CONNECTED = Histogram(
+    "arena_runner_upload_to_connected_seconds",
+    "From a hosted version's upload to its bot's first connection through a runner (versions "
+    "uploaded less than UPLOAD_WINDOW before it)",
+    ["runner"],
+    buckets=UPLOAD_BUCKETS,
+)
+RUNNER_LEASE_TAKEOVERS = Counter(
+    "arena_runner_lease_takeovers_total",
+    "Hosted bots this runner claimed after another runner's lease of them lapsed",
+    ["runner"],
+)
+END_CAUSES = ("exited", "crashed", "memory", "processes", "output", "stopped", "failed")
+"""`cause` of RUNNER_ENDS: arena.hosting.limits.ExitCause's values, and "failed" for a start that
+did not get as far as a process (a storage outage, a missing archive)."""
+
+
+def start_runner_series(runner: str) -> None:
+    """Create runner `runner`'s series at 0, so its first restart, kill or takeover shows as an
+    increase (alerts on `increase()` need the zero before) and the dashboard has data before
+    the first upload."""
+    RUNNER_BOTS.labels(runner).set(0)
+    RUNNER_MEMORY.labels(runner).set(0)
+    RUNNER_STARTS.labels(runner)
+    RUNNER_RESTARTS.labels(runner)
+    RUNNER_LEASE_TAKEOVERS.labels(runner)
+    RUNNER_UPLOAD_TO_CONNECTED.labels(runner)
+    for cause in END_CAUSES:
+        RUNNER_ENDS.labels(runner, cause)

@@ -1,5 +1,6 @@
 """Run Arena's services as child processes: embedded Postgres and Redis when no URLs are set,
-one or more referees, a Celery worker and Celery beat. Used by `arena up` and `arena demo`.
+one or more referees, a Celery worker, Celery beat and a runner of hosted bots (when bwrap is
+installed). Used by `arena up` and `arena demo`.
 
 With `referees=N` the referees are named referee-0 .. referee-N-1 and listen on N consecutive
 gRPC ports from `port` and N consecutive metrics ports from `referee_metrics_port`, all on the
@@ -18,16 +19,17 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-
+from arena.ops.bind import connect_host, http_host
+from arena.ops.probes import wait_healthy, wait_http
 from arena.ops.services import EmbeddedServices
+from arena.ops.stack_runners import runner_args, runner_processes
+from arena.ops.tls import SERVER_TLS_VARIABLES, ServerTls
+from arena.sdk.tls import PLAINTEXT, ClientTls
 
 STOP_GRACE = timedelta(seconds=10)
 """How long a child has to exit after SIGTERM before it is killed."""
@@ -43,6 +45,10 @@ class StackConfig:
     referee_metrics_port: int = 9101
     worker_metrics_port: int = 9102
     beat_metrics_port: int = 9103
+    runner_metrics_port: int = 9109
+    """The first runner's (runners start only where bwrap is installed)."""
+    runners: int = 1
+    """Hosted-bot runner processes (arena.ops.stack_runners)."""
     concurrency: int = 8
     per_decision: timedelta = timedelta(seconds=5)
     """The referee's default per-decision limit."""
@@ -56,6 +62,24 @@ class StackConfig:
     """How far behind the web pages show a running match."""
     referees: int = 1
     """Referee processes, sharing the database and Redis."""
+    tls: ServerTls | None = None
+    """The referees' and the web pages' certificate (their client CA binds the referees only);
+    None: plaintext."""
+    client_tls: ClientTls = PLAINTEXT
+    """How the stack's own clients (workers, health checks, reference bots) reach the
+    referees; given to the children as ARENA_TLS* variables."""
+    bind: str = "127.0.0.1"
+    """The interface every service listens on (`--bind`); this machine only by default."""
+
+    def tls_args(self, *, client_ca: bool) -> list[str]:
+        """The --tls-* options of a referee (`client_ca`) or of the web server."""
+        tls = self.tls
+        if tls is None:
+            return []
+        args = ["--tls-cert", str(tls.cert), "--tls-key", str(tls.key)]
+        if client_ca and tls.client_ca is not None:
+            args += ["--tls-client-ca", str(tls.client_ca)]
+        return args
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +91,13 @@ class RefereeProcess:
     metrics_port: int
     label: str
     """The child's name in `Stack.children` and its log file: "referee" when it is alone."""
+    host: str = "127.0.0.1"
+    """Where clients on this machine reach it (the bound interface, or loopback for all)."""
 
     @property
     def address(self) -> str:
         """Where bots and clients reach it."""
-        return f"127.0.0.1:{self.port}"
+        return f"{self.host}:{self.port}"
 
 
 def referee_processes(config: StackConfig) -> list[RefereeProcess]:
@@ -79,7 +105,7 @@ def referee_processes(config: StackConfig) -> list[RefereeProcess]:
     `referee_metrics_port`, skipping the other services' (so that the defaults work for any
     number of referees: 9101, then 9105, 9106, ...)."""
     alone = config.referees == 1
-    others = {config.worker_metrics_port, config.beat_metrics_port}
+    others = {config.worker_metrics_port, config.beat_metrics_port, config.runner_metrics_port}
     if config.web_port >= 0:
         others |= {config.web_port, config.web_metrics_port}
     metrics_ports = [config.referee_metrics_port]
@@ -94,6 +120,7 @@ def referee_processes(config: StackConfig) -> list[RefereeProcess]:
             port=config.port + i,
             metrics_port=metrics_ports[i],
             label="referee" if alone else f"referee-{i}",
+            host=connect_host(config.bind),
         )
         for i in range(config.referees)
     ]
@@ -108,6 +135,11 @@ class Stack:
         self.admin_token = os.environ.get("ARENA_ADMIN_TOKEN") or secrets.token_urlsafe(24)
         self.children: dict[str, subprocess.Popen[bytes]] = {}
         self.referees = referee_processes(config)
+        taken = {r.port for r in self.referees} | {r.metrics_port for r in self.referees}
+        taken |= {config.worker_metrics_port, config.beat_metrics_port}
+        if config.web_port >= 0:
+            taken |= {config.web_port, config.web_metrics_port}
+        self.runners = runner_processes(config, taken)
 
     @property
     def address(self) -> str:
@@ -128,6 +160,7 @@ class Stack:
             "ARENA_ADMIN_TOKEN": self.admin_token,
             "ARENA_REFEREE_ADDRESS": self.referee_addresses,
             "ARENA_ADDRESS": self.address,
+            **self.config.client_tls.environ(),
         }
 
     def start(self) -> None:
@@ -177,6 +210,8 @@ class Stack:
                 ],
                 {"ARENA_BEAT_METRICS_PORT": str(c.beat_metrics_port)},
             )
+            for runner in self.runners:  # none without bwrap: hosted bots are refused
+                self._spawn(runner.label, runner_args(c, runner, self.address))
             if c.web_port >= 0:
                 self._spawn("web", [*WEB_COMMAND, *self.web_args()])
                 wait_http(self.web_url + "healthz", timeout=timedelta(seconds=60))
@@ -195,6 +230,8 @@ class Stack:
                     "serve",
                     "--port",
                     str(referee.port),
+                    "--bind",
+                    self.config.bind,
                     "--metrics-port",
                     str(referee.metrics_port),
                     "--name",
@@ -203,6 +240,7 @@ class Stack:
                     # line is readable by every user of the machine (`ps`).
                     "--per-decision",
                     f"{self.config.per_decision.total_seconds():g}",
+                    *self.config.tls_args(client_ca=True),
                 ],
             )
         for referee in referees:
@@ -210,28 +248,38 @@ class Stack:
                 referee.address,
                 timeout=timedelta(seconds=60),
                 alive=_running(self.children[referee.label]),
+                tls=self.config.client_tls,
             )
 
     @property
     def web_url(self) -> str:
         """Where the web pages are (with a trailing slash)."""
-        return f"http://127.0.0.1:{self.config.web_port}/"
+        scheme = "http" if self.config.tls is None else "https"
+        return f"{scheme}://{connect_host(self.config.bind)}:{self.config.web_port}/"
 
     def web_args(self) -> list[str]:
         """The `arena web` options of this stack."""
         c = self.config
         return [
+            "--host",
+            http_host(c.bind),
             "--port",
             str(c.web_port),
             "--metrics-port",
             str(c.web_metrics_port),
             "--spectator-delay",
             f"{c.spectator_delay.total_seconds():g}",
+            *self.config.tls_args(client_ca=False),
         ]
 
     def _spawn(self, name: str, args: Sequence[str], env: dict[str, str] | None = None) -> None:
         child_env = {**os.environ, **self.environ(), **self.config.extra_env, **(env or {})}
+        child_env["ARENA_BIND"] = self.config.bind  # the Celery processes' metrics ports
         child_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        # A child serves TLS by `tls_args` only, never by a variable left in the shell: `arena
+        # demo`, which talks plaintext to its stack, would otherwise start TLS referees.
+        for variable in SERVER_TLS_VARIABLES:
+            child_env.pop(variable, None)
         if name == "worker":  # prefork children merge their samples through this folder
             metrics_dir = self.config.data_dir / "metrics" / name
             metrics_dir.mkdir(parents=True, exist_ok=True)
@@ -289,35 +337,13 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
         os.killpg(process.pid, sig)
 
 
-def wait_healthy(
-    address: str, timeout: timedelta, alive: Callable[[], bool] = lambda: True
-) -> None:
-    """Block until the referee at `address` reports SERVING; stop early if `alive()` is false."""
-    deadline = time.monotonic() + timeout.total_seconds()
-    last = ""
-    while time.monotonic() < deadline:
-        if not alive():
-            raise ChildProcessError(f"the referee exited before serving on {address}")
-        try:
-            with grpc.insecure_channel(address) as channel:
-                # types-grpcio-health-checking declares HealthStub without its RPC methods.
-                check = health_pb2_grpc.HealthStub(channel).Check  # type: ignore[attr-defined]
-                reply: health_pb2.HealthCheckResponse = check(
-                    health_pb2.HealthCheckRequest(service=""), timeout=1
-                )
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-        except grpc.RpcError as exc:
-            last = exc.code().name if hasattr(exc, "code") else str(exc)
-        time.sleep(0.2)
-    raise TimeoutError(f"the referee at {address} did not become healthy ({last})")
-
-
 @dataclass
 class BotProcesses:
     """Reference bots, one process each."""
 
     address: str
+    tls: ClientTls = PLAINTEXT
+    """How the bots reach the referee (given to them as ARENA_TLS* variables)."""
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     logs: list[Path | None] = field(default_factory=list)
 
@@ -339,7 +365,7 @@ class BotProcesses:
                         self.address,
                     ],
                     # The token goes by environment, which only its owner can read, never argv.
-                    env={**os.environ, "ARENA_BOT_TOKEN": token},
+                    env={**os.environ, "ARENA_BOT_TOKEN": token, **self.tls.environ()},
                     stdout=output,
                     stderr=output,
                     start_new_session=True,
@@ -368,18 +394,3 @@ class BotProcesses:
                 process.wait(timeout=5)
         self.processes.clear()
         self.logs.clear()
-
-
-def wait_http(url: str, timeout: timedelta) -> None:
-    """Block until `url` answers 200."""
-    deadline = time.monotonic() + timeout.total_seconds()
-    last = ""
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=1) as reply:
-                if reply.status == 200:
-                    return
-        except OSError as exc:
-            last = str(exc)
-        time.sleep(0.2)
-    raise TimeoutError(f"{url} did not answer ({last})")

@@ -17,7 +17,7 @@ import redis.asyncio as aioredis
 import engines
 from arena.ops import metrics
 from arena.ops.logs import log_context
-from arena.referee import arguments
+from arena.referee import arguments, strikes
 from arena.referee.clock import Clock
 from arena.referee.cluster import Cluster, ClusterTimings
 from arena.referee.lease_keeper import LeaseKeeper, LeaseTimings
@@ -102,16 +102,16 @@ class Referee:
         seed: int,
         connect_timeout: timedelta | None = None,
         tournament: tuple[int, int, int] | None = None,
+        require_connected: bool = False,
     ) -> int:
-        """Create a match in storage and start playing it here; return its id.
-
-        Raises `engines.EngineError` for an unknown game, bad options or seat count, and
-        `LookupError` for an unknown bot.
-        """
+        """Create a match in storage and start playing it here; return its id (`EngineError`,
+        `LookupError` or `NotConnected` say what the request asks that cannot be)."""
         rules = engines.get(game)
         rules.check_seats(len(bot_names))
         resolved = rules.resolve_options(options)
         bots = await seated_bots(self.db, bot_names)
+        if require_connected:
+            await check_connected(self, bots)
         explicit_seed = seed != 0
         seed = seed or secrets.randbits(62)
         async with self._creating:
@@ -168,8 +168,7 @@ class Referee:
         rules = engines.get(row.game)
         decisions = await self.db.decisions(row.id)
         resume = None
-        # Its host died or stopped: rebuild the match from its durable log. A match stored under
-        # other rules goes through the replay too, which refuses it (and the match is aborted).
+        # Its host died or stopped: rebuild it from its log (other rules: the replay refuses it).
         if decisions or row.rules_version != rules.version:
             resume = await self.db.record(row.id)
             log.info("match %s resumes from decision %s", row.id, len(resume.moves))
@@ -198,7 +197,8 @@ class Referee:
                 await self.db.abort_match(row.id, f"cannot be played: {str(exc)[:250]}", epoch)
             raise
         if self.cluster is not None:
-            await self.cluster.locate_seats([seat.bot_id for seat in row.seating])
+            await self.cluster.host(runner)
+        strikes.repeat_recent(self.hub, row.id, runner.seats, decisions)  # lost with its host?
         runner.on_finish.extend(self.on_finish)
         self.runners[row.id] = runner
         task = asyncio.create_task(play_to_end(runner), name=f"match-{row.id}")
@@ -251,20 +251,40 @@ class Referee:
     async def start(self) -> None:
         """Join the other referees (with Redis), resume the matches stored as hosted here,
         then keep renewing leases and taking over lapsed ones."""
-        if self.config.redis_url:
-            redis = aioredis.Redis.from_url(self.config.redis_url)
-            address = self.config.address or self.config.host
-            namespace = await arena_identity(self.db.pool)
-            self.cluster = Cluster(
-                self, redis, namespace, self.config.host, address, self.config.cluster
+        if url := self.config.redis_url:
+            at, host = self.config.address, self.config.host
+            ns = await arena_identity(self.db.pool)
+            cluster = Cluster(
+                self, aioredis.Redis.from_url(url), ns, host, at or host, self.config.cluster
             )
-            await self.cluster.start()
+            await cluster.start()  # closes its Redis connections if it cannot join
+            self.cluster = cluster
         await self.resume_hosted()
         self.leases.start()
 
     async def shutdown(self) -> None:
         """Drain (see `drain`)."""
         await drain(self)
+
+
+async def check_connected(referee: Referee, bots: list[tuple[int, str]]) -> None:
+    """Raise `NotConnected` naming those of (id, name) `bots` with no stream open to a live
+    referee of the arena."""
+    here = {session.bot_id for session in referee.hub.sessions()}
+    absent = [(bot_id, name) for bot_id, name in bots if bot_id not in here]
+    if absent and referee.cluster is not None:
+        try:
+            elsewhere = await referee.cluster.registry.everyone()
+        except Exception as exc:  # Redis down: only this referee's own bots are known
+            log.warning("cannot see the bots connected to other referees: %s", exc)
+            elsewhere = {}
+        absent = [(bot_id, name) for bot_id, name in absent if bot_id not in elsewhere]
+    if absent:
+        raise NotConnected(f"not connected: {', '.join(name for _, name in absent)}")
+
+
+class NotConnected(Exception):
+    """A match that must start with every bot present names bots that are not connected."""
 
 
 async def seated_bots(db: Database, names: list[str]) -> list[tuple[int, str]]:

@@ -17,11 +17,14 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from arena.referee.clock import Clock
 from arena.v1 import common_pb2
+from arena.versiontest.entrants import parse_entrant
 
 K = TypeVar("K")
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
 """A bot name, matched in full (`fullmatch`: a trailing newline is not allowed)."""
+PLAYER_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}(@[A-Za-z0-9._-]{1,64})?")
+"""A name that plays: a bot's, or NAME@LABEL, a version's own bot (versiontest/entrants.py)."""
 
 PER_DECISION = (timedelta(milliseconds=1), timedelta(hours=24))
 """The allowed range of a clock's per-decision limit."""
@@ -49,6 +52,18 @@ SCHEDULE_EVERY = (timedelta(seconds=1), timedelta(days=366))
 """The allowed range of the time between a schedule's editions."""
 LADDER_CONCURRENCY = (0, 100)
 """The allowed range of a ladder's matches per bot at once (0 = 1)."""
+TEST_ELO = (-1000.0, 1000.0)
+"""The allowed range of a version test's elo0 and elo1."""
+TEST_ERROR_RATE = (0.0, 0.49)
+"""The allowed range of a version test's alpha and beta (0 = 0.05)."""
+TEST_SEATS = (0, 6)
+"""The allowed range of a version test's seats per match (0 = 2)."""
+TEST_FILLERS = 8
+"""The most filler bots a version test may name."""
+TEST_MAX_MATCHES = (0, 10_000_000)
+"""The allowed range of a version test's match cap (0 = none)."""
+TEST_IN_FLIGHT = (0, 64)
+"""The allowed range of a version test's sets playing at once (0 = 2)."""
 
 
 class InvalidArgument(ValueError):
@@ -86,6 +101,22 @@ def integer(field: str, value: int, low: int, high: int) -> int:
     return value
 
 
+def real(field: str, value: float, low: float, high: float) -> float:
+    """`value` if it is a number with `low <= value <= high` (NaN never is)."""
+    if not low <= value <= high:
+        raise InvalidArgument(field, f"must be between {low:g} and {high:g}, got {value:g}")
+    return value
+
+
+def entrant(field: str, value: str) -> str:
+    """A test's side: a bot's name, or `NAME@LABEL` for one of its versions."""
+    try:
+        parse_entrant(value)
+    except ValueError as exc:
+        raise InvalidArgument(field, str(exc)[:200]) from None
+    return bot_name(field, value)
+
+
 def positive_id(field: str, value: int) -> int:
     """An id: a positive integer."""
     if value <= 0:
@@ -118,7 +149,20 @@ def text(field: str, value: str, required: bool = True) -> str:
 
 
 def bot_name(field: str, value: str) -> str:
-    """A bot name: 1-64 letters, digits, '.', '_' or '-', nothing else (no trailing newline)."""
+    """A bot that plays: `new_bot_name`, or `NAME@LABEL`, a version's own bot."""
+    if PLAYER_PATTERN.fullmatch(value) is None:
+        shown = value if len(value) <= 40 else value[:40] + "..."
+        raise InvalidArgument(
+            field,
+            f"a bot name is 1-64 letters, digits, '.', '_' or '-' (NAME@LABEL for a version of "
+            f"a bot), got {shown!r}",
+        )
+    return value
+
+
+def new_bot_name(field: str, value: str) -> str:
+    """A name to register: 1-64 letters, digits, '.', '_' or '-', nothing else (no trailing
+    newline; '@' is kept for versions' own bots)."""
     if NAME_PATTERN.fullmatch(value) is None:
         shown = value if len(value) <= 40 else value[:40] + "..."
         raise InvalidArgument(

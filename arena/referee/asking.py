@@ -42,6 +42,8 @@ class Asker:
         # The labelled children, looked up once: `labels()` takes a lock and builds a key.
         self._round_trip = metrics.DECISION_ROUND_TRIP.labels(self.game)
         self._timeouts = metrics.TIMEOUTS.labels(self.game)
+        self.decisions = metrics.DECISIONS.labels(self.game)
+        """The match's decisions counter (the match counts each decision once it is stored)."""
 
     async def ask_all(
         self, seats: Sequence[int], decision: Decision

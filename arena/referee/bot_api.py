@@ -12,9 +12,10 @@ from arena.ops import metrics
 from arena.referee import arguments, dispatch
 from arena.referee.app import Referee
 from arena.referee.auth import new_token, token_hash
+from arena.referee.guard import CALLER
 from arena.referee.limits import RateLimiter, peer_address
 from arena.referee.public_forms import RATING_SYSTEM_CODES, RATING_SYSTEMS
-from arena.referee.rpc import Context, checked, fail, is_admin
+from arena.referee.rpc import Context, checked, fail
 from arena.referee.stats import bot_stats_message
 from arena.storage import botstats
 from arena.storage.errors import Conflict, StorageError, Unavailable
@@ -38,10 +39,11 @@ class BotApi:
     ) -> arena_pb2.RegisterBotResponse:
         """Register a bot and hand back its token (shown once, stored only as a digest)."""
         await self.may_register(context)
-        arguments.bot_name("name", request.name)
+        arguments.new_bot_name("name", request.name)
         token = new_token()
         try:
-            bot_id = await self.db.create_bot(request.name, token_hash(token))
+            owner = CALLER.get().account_id  # a bot registered with an account's key is its
+            bot_id = await self.db.create_bot(request.name, token_hash(token), owner)
         except Conflict:
             await fail(
                 context,
@@ -54,15 +56,18 @@ class BotApi:
         return arena_pb2.RegisterBotResponse(bot_id=bot_id, name=request.name, token=token)
 
     async def may_register(self, context: Context) -> None:
-        """Admins may always register; others only if registration is open, at a bounded rate."""
-        if is_admin(context, self.referee.admin_token):
+        """Admins may always register; accounts and (if registration is open) anyone else at a
+        bounded rate per address."""
+        caller = CALLER.get()
+        if caller.is_admin:
             return
-        if not self.referee.config.limits.open_registration:
+        if not self.referee.config.limits.open_registration and not caller.is_account:
             await fail(
                 context,
                 "RegisterBot",
                 grpc.StatusCode.PERMISSION_DENIED,
-                "registration is closed on this arena: ask its operator to register your bot",
+                "registration is closed on this arena: register with an account's key "
+                "(`arena login`), or ask its operator to create your account",
             )
         if not self.registrations.take(peer_address(context.peer())):
             metrics.RATE_LIMITED.labels("register").inc()
@@ -161,22 +166,33 @@ class BotApi:
         limit = arguments.limit("problems", request.problems, default=10, maximum=100)
         if request.game:
             await self.known_game(context, "GetBotStats", request.game)
+        version = arguments.text("version", request.version, required=False) or None
         try:
-            stats = await botstats.bot_stats(self.db, request.bot, problems=limit)
+            stats = await botstats.bot_stats(self.db, request.bot, problems=limit, version=version)
+            if stats is not None and version is not None:
+                labels = await botstats.version_labels(self.db, stats.bot_id)
+                if version not in labels:
+                    await fail(
+                        context,
+                        "GetBotStats",
+                        grpc.StatusCode.NOT_FOUND,
+                        f"bot {request.bot!r} has no version {version!r}; it has "
+                        f"{', '.join(labels)}",
+                    )
         except StorageError as exc:
             await fail(context, "GetBotStats", grpc.StatusCode.UNAVAILABLE, str(exc))
         if stats is None:
             await fail(
                 context, "GetBotStats", grpc.StatusCode.NOT_FOUND, f"unknown bot {request.bot!r}"
             )
-        return bot_stats_message(stats, request.game or None)
+        out = bot_stats_message(stats, request.game or None)
+        out.version = version or ""
+        return out
 
     async def known_game(self, context: Context, method: str, game: str) -> None:
-        """End the call with NOT_FOUND, listing the known games, unless `game` is one."""
-        if game not in engines.names():
-            await fail(
-                context,
-                method,
-                grpc.StatusCode.NOT_FOUND,
-                f"unknown game {game!r}; known games: {', '.join(engines.names())}",
-            )
+        """End the call with NOT_FOUND, listing the known games, unless `game` is one (a
+        registered game or an OpenSpiel game: `engines.get` says which, and what to install)."""
+        try:
+            engines.get(game)
+        except engines.UnknownGame as exc:
+            await fail(context, method, grpc.StatusCode.NOT_FOUND, str(exc))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from typing import Protocol
 
 from arena.referee.match import MatchRunner
@@ -56,6 +57,8 @@ class BotRoutes:
         """Match id -> (host, lease epoch) of matches hosted elsewhere that bots here play."""
         self._told: dict[int, set[str]] = {}
         """Bot id -> the other referees that were told the bot is connected here."""
+        self.unannounced: set[int] = set()
+        """Bots connected here whose announcement to the other referees failed."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     def forget_hosts(self, live: set[str]) -> None:
@@ -69,13 +72,25 @@ class BotRoutes:
         matches send it their MatchStarts and open requests. Returns how many unfinished
         matches the bot plays (0 if Redis or the database cannot say)."""
         try:
-            previous = await self.registry.bot_here(session.bot_id, session.form, session.bot_name)
+            previous = await self.registry.bot_here(
+                session.bot_id, session.form, session.bot_name, session.follows
+            )
             if previous is not None:
                 self.relay.send(previous, Envelope(Kind.REPLACED, self.name, session.bot_id))
             return await self.announce(session)
         except Exception as exc:  # its matches hosted here still play; the heartbeat retries
             log.warning("bot %s: cannot announce it to the other referees: %s", session.bot_id, exc)
+            self.unannounced.add(session.bot_id)
             return 0
+
+    async def announce_again(self) -> None:
+        """Announce the bots whose announcement failed (Redis or the database was down): till
+        then the hosts of their matches elsewhere do not know where they are."""
+        for bot_id in sorted(self.unannounced):
+            session = self.referee.hub.session(bot_id)
+            self.unannounced.discard(bot_id)
+            if session is not None:
+                await self.bot_connected(session)
 
     async def announce(self, session: Session) -> int:
         """Tell the hosts of the bot's unfinished matches that it is connected here."""
@@ -152,17 +167,18 @@ class BotRoutes:
             self._from_bot(envelope)
         elif kind is Kind.CONNECTED:
             hub.connected_elsewhere(bot_id, sender, envelope.number)
-            for runner in list(self.referee.runners.values()):
-                if runner.seats_of(bot_id):
-                    for message in runner.resume_messages(bot_id):
-                        hub.send(bot_id, message)
+            resume(self.referee, bot_id)
         elif kind in (Kind.DISCONNECTED, Kind.NOT_HERE):
             hub.gone_elsewhere(bot_id, sender)
+            if envelope.payload:  # what did not reach it: kept if it must hear it, or resent
+                hub.send(bot_id, bot_pb2.ArenaMessage.FromString(envelope.payload))
         elif kind is Kind.REPLACED:
             session = hub.session(bot_id)
             if session is not None:
                 session.replaced = True
                 hub.disconnect(session)
+        elif kind is Kind.REVOKED:
+            close_revoked(hub, bot_id, envelope.payload.decode(errors="replace"))
         elif kind is Kind.NOT_HOSTED:
             await self._not_hosted(envelope)
         elif kind is Kind.HOST:
@@ -170,10 +186,20 @@ class BotRoutes:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
+    async def revoke(self, bot_id: int, why: str) -> None:
+        """Close the bot's stream wherever it is connected in the arena (its token is gone)."""
+        close_revoked(self.referee.hub, bot_id, why)
+        where = (await self.registry.locate([bot_id])).get(bot_id)
+        if where is not None and where.referee != self.name:
+            self.relay.send(
+                where.referee, Envelope(Kind.REVOKED, self.name, bot_id, 0, 0, why.encode())
+            )
+
     def _deliver_to_bot(self, envelope: Envelope) -> None:
         session = self.referee.hub.session(envelope.bot_id)
         if session is None:
-            self.relay.send(envelope.sender, Envelope(Kind.NOT_HERE, self.name, envelope.bot_id))
+            back = replace(envelope, kind=Kind.NOT_HERE, sender=self.name)
+            self.relay.send(envelope.sender, back)
             return
         match_id, epoch = envelope.match_id, envelope.number
         if match_id:
@@ -197,19 +223,46 @@ class BotRoutes:
         message = bot_pb2.BotMessage.FromString(envelope.payload)
         if not runner.seats_of(bot_id):
             decision = message.action.decision if message.HasField("action") else 0
-            self._reply(envelope.sender, bot_id, not_yours(match_id, decision))
+            send_back(self.relay, envelope.sender, bot_id, not_yours(match_id, decision))
             return
-        hub = self.referee.hub
-        if not hub.is_connected(bot_id):  # its CONNECTED was lost (e.g. sent to a dead host)
-            hub.connected_elsewhere(bot_id, envelope.sender, bot_pb2.PAYLOAD_FORM_UNSPECIFIED)
+        if not self.referee.hub.is_connected(bot_id):
+            # Its CONNECTED was lost (e.g. sent to a dead host): it is where its answer came from.
+            self.reached(bot_id, envelope.sender, bot_pb2.PAYLOAD_FORM_UNSPECIFIED)
         if message.HasField("resign"):
             runner.resign(bot_id, message.resign.reason)
             return
         reply = runner.deliver(bot_id, message.action)
         if reply is not None:
-            self._reply(envelope.sender, bot_id, reply)
+            send_back(self.relay, envelope.sender, bot_id, reply)
 
-    def _reply(self, referee: str, bot_id: int, message: bot_pb2.ArenaMessage) -> None:
-        payload = message.SerializeToString()
-        envelope = Envelope(Kind.TO_BOT, self.name, bot_id, 0, 0, payload)
-        self.relay.send(referee, envelope)
+    def reached(self, bot_id: int, referee: str, form: int) -> None:
+        """The bot's stream is on `referee` (learnt from its answer, a lookup, a call-over). If
+        no stream of it was known here, its requests went nowhere: send what it owes now."""
+        hub = self.referee.hub
+        known = hub.is_connected(bot_id)
+        hub.connected_elsewhere(bot_id, referee, form)
+        if not known and hub.is_connected(bot_id):
+            resume(self.referee, bot_id)
+
+
+def send_back(relay: Relay, referee: str, bot_id: int, message: bot_pb2.ArenaMessage) -> None:
+    """Send `message` to the bot through `referee`, where its stream is (no match, no epoch)."""
+    relay.send(
+        referee, Envelope(Kind.TO_BOT, relay.name, bot_id, 0, 0, message.SerializeToString())
+    )
+
+
+def resume(referee: Host, bot_id: int) -> None:
+    """Send the bot the MatchStarts and open requests of its matches hosted on `referee`."""
+    for runner in list(referee.runners.values()):
+        if runner.seats_of(bot_id):
+            for message in runner.resume_messages(bot_id):
+                referee.hub.send(bot_id, message)
+
+
+def close_revoked(hub: Hub, bot_id: int, why: str) -> None:
+    """End the bot's stream on this referee, if it has one, with UNAUTHENTICATED and `why`."""
+    session = hub.session(bot_id)
+    if session is not None:
+        session.revoked = why
+        session.close()

@@ -22,8 +22,16 @@ from arena.referee import dispatch
 from arena.referee.app import Referee
 from arena.referee.auth import token_hash
 from arena.referee.clock import to_duration
-from arena.referee.limits import Limits, RateLimiter, TokenBucket, peer_address, token_prefix
+from arena.referee.limits import (
+    Limits,
+    RateLimiter,
+    TokenBucket,
+    Turns,
+    peer_address,
+    token_prefix,
+)
 from arena.referee.problems import malformed
+from arena.referee.rpc import drain
 from arena.referee.sessions import Session
 from arena.storage.errors import StorageError
 from arena.v1 import bot_pb2
@@ -52,6 +60,7 @@ class BotService:
         self.limits = referee.config.limits
         self.failures_by_peer = RateLimiter(self.limits.failed_logins)
         self.failures_by_token = RateLimiter(self.limits.failed_logins)
+        self._limited = Turns()
 
     def add_to_server(self, server: grpc.aio.Server) -> None:
         """Serve `Play` on `server`, taking its requests undecoded."""
@@ -79,6 +88,7 @@ class BotService:
         ids = {"bot": bot_name, "bot_id": bot_id}
         session = self.referee.hub.connect(bot_id, bot_name)
         session.form = hello.form
+        session.follows = hello.follow_host
         log.info("bot %s (%s) connected: %s", bot_name, bot_id, hello.client or "?", extra=ids)
         resume = dispatch.resume_messages(self.referee.runners, bot_id)
         active = len(dispatch.matches_of(self.referee.runners, bot_id))
@@ -93,6 +103,7 @@ class BotService:
                 heartbeat_interval=to_duration(HEARTBEAT_INTERVAL),
                 reconnect_grace=to_duration(self.referee.hub.reconnect_grace),
                 active_matches=active,
+                referee=self.referee.config.host,
             )
             yield bot_pb2.ArenaMessage(welcome=welcome)
             for message in resume:
@@ -119,6 +130,7 @@ class BotService:
         except TimeoutError:
             await self._refuse(
                 context,
+                None,
                 peer,
                 "no_hello",
                 grpc.StatusCode.DEADLINE_EXCEEDED,
@@ -128,6 +140,7 @@ class BotService:
             metrics.JUNK_MESSAGES.labels("oversized").inc()
             await self._refuse(
                 context,
+                request_iterator,
                 peer,
                 "oversized",
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -139,6 +152,7 @@ class BotService:
             metrics.JUNK_MESSAGES.labels("undecodable" if message is None else "malformed").inc()
             await self._refuse(
                 context,
+                request_iterator,
                 peer,
                 "not_hello",
                 grpc.StatusCode.INVALID_ARGUMENT,
@@ -147,41 +161,59 @@ class BotService:
         token = message.hello.token
         if not token:
             await self._refuse(
-                context, peer, "no_token", grpc.StatusCode.UNAUTHENTICATED, "Hello carries no token"
+                context,
+                request_iterator,
+                peer,
+                "no_token",
+                grpc.StatusCode.UNAUTHENTICATED,
+                "Hello carries no token",
             )
         prefix = token_prefix(token)
-        if not (self.failures_by_peer.allows(peer) and self.failures_by_token.allows(prefix)):
-            metrics.RATE_LIMITED.labels("login").inc()
-            metrics.FAILED_LOGINS.labels("rate_limited").inc()
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                "too many failed logins from your address or with this token; wait a few "
-                "seconds before trying again",
-            )
-        bot = None
-        if len(token) <= self.limits.max_token_chars:
-            try:
-                bot = await self.referee.bot_for_token_hash(token_hash(token))
-            except StorageError:
-                metrics.FAILED_LOGINS.labels("unavailable").inc()
+        if self.failures_by_peer.allows(peer) and self.failures_by_token.allows(prefix):
+            bot = await _lookup(self.referee, context, token)
+        else:
+            # Over the failed-login rate: still check the token, so that guessing from an
+            # address cannot lock a right token out, but one lookup at a time per address and
+            # a wrong token answered only after a delay.
+            async with self._limited.of(peer):
+                bot = await _lookup(self.referee, context, token)
+            if bot is None:
+                metrics.RATE_LIMITED.labels("login").inc()
+                metrics.FAILED_LOGINS.labels("rate_limited").inc()
+                await asyncio.sleep(self.limits.failed_login_delay.total_seconds())
                 await context.abort(
-                    grpc.StatusCode.UNAVAILABLE,
-                    "the arena cannot reach its database; try again in a few seconds",
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    "too many failed logins from your address or with this token; wait a few "
+                    "seconds before trying again",
                 )
         if bot is None:
             self.failures_by_token.take(prefix)
             await self._refuse(
-                context, peer, "unknown_token", grpc.StatusCode.UNAUTHENTICATED, "unknown bot token"
+                context,
+                request_iterator,
+                peer,
+                "unknown_token",
+                grpc.StatusCode.UNAUTHENTICATED,
+                "unknown bot token",
             )
         return bot[0], bot[1], message.hello
 
     async def _refuse(
-        self, context: Context, peer: str, reason: str, code: grpc.StatusCode, message: str
+        self,
+        context: Context,
+        requests: AsyncIterator[bytes] | None,
+        peer: str,
+        reason: str,
+        code: grpc.StatusCode,
+        message: str,
     ) -> NoReturn:
-        """End a stream that failed to log in; it counts against its peer's failed logins."""
+        """End a stream that failed to log in (after reading what else it sent, if `requests`);
+        it counts against its peer's failed logins."""
         self.failures_by_peer.take(peer)
         metrics.FAILED_LOGINS.labels(reason).inc()
         log.info("bot stream from %s refused (%s)", peer, reason)
+        if requests is not None:
+            await drain(requests)
         await context.abort(code, message)
         raise AssertionError("abort returned")  # pragma: no cover
 
@@ -257,6 +289,24 @@ async def _end_stream(
         await context.abort(grpc.StatusCode.ABORTED, REPLACED)
     if session.draining:
         await context.abort(grpc.StatusCode.UNAVAILABLE, DRAINING)
+    if session.revoked is not None:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, session.revoked)
+
+
+async def _lookup(referee: Referee, context: Context, token: str) -> tuple[int, str] | None:
+    """The (id, name) of the bot `token` belongs to; the call ends UNAVAILABLE if the database
+    cannot say."""
+    if len(token) > referee.config.limits.max_token_chars:
+        return None
+    try:
+        return await referee.bot_for_token_hash(token_hash(token))
+    except StorageError:
+        metrics.FAILED_LOGINS.labels("unavailable").inc()
+        await context.abort(
+            grpc.StatusCode.UNAVAILABLE,
+            "the arena cannot reach its database; try again in a few seconds",
+        )
+        raise AssertionError("abort returned") from None  # pragma: no cover
 
 
 def _decode(raw: Any) -> bot_pb2.BotMessage | None:

@@ -181,19 +181,26 @@ class Encoder:
         self.game = game
         view_field = common_pb2.GameView.DESCRIPTOR.fields_by_name.get(game)
         action_field = common_pb2.GameAction.DESCRIPTOR.fields_by_name.get(game)
+        self.is_typed = view_field is not None and action_field is not None
+        """False for a game without messages in the proto (OpenSpiel's): JSON only, the typed
+        view and actions are sent empty and bots answer by index or JSON."""
+        self._actions: dict[Hashable, tuple[str, common_pb2.GameAction]] = {}
         if view_field is None or action_field is None:
-            raise wire.WireError(f"the wire contract has no messages for game {game!r}")
+            self._view: Convert = _identity
+            self._kinds: dict[str, Convert] = {}
+            return
         compiler = _Compiler()
         self._view = compiler.message(message_type(view_field))
-        self._kinds: dict[str, Convert] = {
+        self._kinds = {
             f.name: compiler.message(message_type(f))
             for f in message_type(action_field).fields
             if f.type == FieldDescriptor.TYPE_MESSAGE
         }
-        self._actions: dict[Hashable, tuple[str, common_pb2.GameAction]] = {}
 
     def view(self, view: Wire) -> common_pb2.GameView:
         """The typed `GameView` of an engine view in its JSON form; a misfit raises `WireError`."""
+        if not self.is_typed:
+            return common_pb2.GameView()
         try:
             return common_pb2.GameView(**{self.game: self._view(view)})
         except (_Mismatch, TypeError, ValueError, KeyError):
@@ -201,6 +208,8 @@ class Encoder:
 
     def action_message(self, dumped: Wire) -> common_pb2.GameAction:
         """The typed `GameAction` of an engine action in its JSON form `{"type": T, ...}`."""
+        if not self.is_typed:
+            return common_pb2.GameAction()
         try:
             kind = dumped["type"]
             rest = {k: v for k, v in dumped.items() if k != "type"}

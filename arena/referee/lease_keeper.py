@@ -91,17 +91,18 @@ class LeaseKeeper:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    async def renew(self) -> None:
-        """Extend every lease held here; stop the matches whose lease another referee took."""
+    async def renew(self) -> bool:
+        """Extend every lease held here; stop the matches whose lease another referee took.
+        False if the database could not be reached."""
         held = self._held()
         if not held:
-            return
+            return True
         try:
             renewed = await self.db.renew_leases(self.host, held, self.timings.lease)
         except StorageError as exc:
             metrics.LEASE_RENEWALS_FAILED.labels(self.host).inc()
             log.warning("cannot renew the leases of %s matches: %s", len(held), exc)
-            return
+            return False
         for match_id in sorted(set(held) - set(renewed)):
             now = await self.db.match_host(match_id)
             if now == (self.host, held[match_id]):
@@ -114,13 +115,14 @@ class LeaseKeeper:
                 "ended" if now is None else f"host {now[0]}, epoch {now[1]}",
             )
             self._lost(match_id)
+        return True
 
     async def scan(self) -> list[int]:
         """Take over matches whose lease lapsed or that a draining referee released."""
         if self.draining:
             return []
         claimed = await self.db.claim_lapsed_matches(
-            self.host, self.timings.lease, self.timings.takeover_batch
+            self.host, self.timings.lease, self.timings.takeover_batch, sorted(self._held())
         )
         for match_id, _, previous in claimed:
             if previous is None:
@@ -134,9 +136,12 @@ class LeaseKeeper:
         return [match_id for match_id, _, _ in claimed]
 
     async def _renew_forever(self) -> None:
+        pause = self.timings.renew
         while True:
-            await asyncio.sleep(self.timings.renew.total_seconds())
-            await self.renew()
+            await asyncio.sleep(pause.total_seconds())
+            # After a failed renewal, try again at the scan's pace: once the database is back the
+            # leases are extended before other referees' scans find them lapsed.
+            pause = self.timings.renew if await self.renew() else self.timings.scan
 
     async def _scan_forever(self) -> None:
         while True:

@@ -6,9 +6,11 @@ says what a client sees when it hits each one.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -47,7 +49,12 @@ class Limits:
     messages: Rate = Rate(burst=2000, every=timedelta(milliseconds=1))
     """Messages one logged-in bot stream may send: 2,000 at once, then 1,000 a second."""
     failed_logins: Rate = Rate(burst=10, every=timedelta(seconds=2))
-    """Failed Hellos per peer address, and per token prefix."""
+    """Failed Hellos per peer address, and per token prefix. Past it a Hello is still checked
+    (one at a time per address), so a right token always logs in; a wrong one is refused
+    `RESOURCE_EXHAUSTED` after `failed_login_delay`."""
+    failed_login_delay: timedelta = timedelta(seconds=1)
+    """How long a wrong token waits for its answer once its address or prefix is over the
+    failed-login rate."""
     registrations: Rate = Rate(burst=20, every=timedelta(seconds=3))
     """RegisterBot calls per peer address."""
     open_registration: bool = True
@@ -124,6 +131,29 @@ class RateLimiter:
     def take(self, key: str) -> bool:
         """Spend one of `key`'s calls; False when it has none left."""
         return self._bucket(key, self._clock()).take(self._clock())
+
+
+class Turns:
+    """One holder at a time per key (a peer address); keys nobody holds or waits for are
+    forgotten, so the table is as large as the number of addresses being served right now."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def of(self, key: str) -> AsyncIterator[None]:
+        """Hold `key`'s turn for the body of the `async with`."""
+        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[key]
+            if users == 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
 
 
 def peer_address(peer: str | None) -> str:

@@ -165,7 +165,7 @@ class MatchRunner:
         # Durable before the next request goes out: a crash loses no applied action.
         await self._stored("record_decision", self.store.record_decision, row)
         self._logged += 1
-        metrics.DECISIONS.labels(self.game).inc()
+        self._asker.decisions.inc()
         view = public_view_of(self.rules, move.after, move.events)
         step = PublicStep(decision.number, decision.label, view)
         self.steps.append(step)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import grpc
 
 from arena.referee import arguments
-from arena.referee.app import Referee
+from arena.referee.app import NotConnected, Referee
 from arena.referee.public_forms import ENDED, STATUS_NAMES, match_message
 from arena.referee.rpc import (
     UNKNOWN,
@@ -18,7 +18,6 @@ from arena.referee.rpc import (
     checked,
     fail,
     game_options,
-    require_admin,
 )
 from arena.storage.errors import Conflict, NotFound, StorageError
 from arena.storage.rows import MatchRow, MatchStatus
@@ -32,6 +31,7 @@ CREATE_REFUSALS = (
     Refusal((OptionsError, EngineError, ValueError), grpc.StatusCode.INVALID_ARGUMENT),
     Refusal(NotFound, grpc.StatusCode.NOT_FOUND),
     Refusal(Conflict, grpc.StatusCode.FAILED_PRECONDITION),
+    Refusal(NotConnected, grpc.StatusCode.FAILED_PRECONDITION),
     Refusal(StorageError, grpc.StatusCode.UNAVAILABLE),
 )
 """Why CreateMatch fails, first match wins."""
@@ -48,8 +48,7 @@ class MatchApi:
     async def CreateMatch(
         self, request: arena_pb2.CreateMatchRequest, context: Context
     ) -> arena_pb2.Match:
-        """Create a match and start playing it here (admin only)."""
-        await require_admin(context, "CreateMatch", self.referee.admin_token)
+        """Create a match and start playing it here (see permissions.RULES)."""
         check_match_request(request)
 
         async def create() -> arena_pb2.Match:
@@ -72,6 +71,7 @@ class MatchApi:
                 request.seed,
                 timeout,
                 tournament,
+                require_connected=request.require_connected,
             )
             return await self.match(match_id, context, "CreateMatch")
 

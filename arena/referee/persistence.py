@@ -10,7 +10,7 @@ from typing import Any
 
 from arena.ops import metrics
 from arena.referee.store import MatchStore
-from arena.storage.errors import Conflict, NotFound, StorageError, Unavailable
+from arena.storage.errors import Conflict, Fenced, NotFound, StorageError, Unavailable
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,12 @@ async def with_db_retry(
             )
             await asyncio.sleep(delay.total_seconds())
             delay = min(delay * 2, DB_RETRY_MAX)
+        except Fenced:
+            # Another referee took the match over while this one stalled: the database did
+            # its job (counted as arena_referee_fenced_writes_total). Counted here, every
+            # takeover of a paused referee kept ArenaDatabaseErrors firing for minutes after
+            # Postgres was fine (the 30-minute chaos soak's `alerts` check).
+            raise
         except StorageError:
             metrics.DB_ERRORS.labels(operation).inc()
             raise

@@ -69,6 +69,7 @@ def match_message(
                 strikes=seat.strikes,
                 forfeited=seat.forfeited,
                 rating_change=changes.get((row.id, seat.bot_id), 0.0),
+                version=seat.version,
             )
         )
     return out

@@ -11,6 +11,7 @@ from arena.referee.referee_api import RefereeApi
 from arena.referee.rpc import Context
 from arena.referee.schedule_api import ScheduleApi
 from arena.referee.tournament_api import TournamentApi
+from arena.referee.versiontest_api import VersionTestApi
 from arena.referee.watch_api import WatchApi
 from arena.v1 import arena_pb2, arena_pb2_grpc
 
@@ -25,6 +26,7 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         self.tournaments = TournamentApi(referee)
         self.schedules = ScheduleApi(referee)
         self.referees = RefereeApi(referee)
+        self.versiontests = VersionTestApi(referee)
 
     async def RegisterBot(
         self, request: arena_pb2.RegisterBotRequest, context: Context
@@ -137,3 +139,23 @@ class PublicService(arena_pb2_grpc.ArenaServiceServicer):
         self, request: arena_pb2.ListRefereesRequest, context: Context
     ) -> arena_pb2.ListRefereesResponse:
         return await self.referees.ListReferees(request, context)
+
+    async def StartVersionTest(
+        self, request: arena_pb2.StartVersionTestRequest, context: Context
+    ) -> arena_pb2.VersionTest:
+        return await self.versiontests.StartVersionTest(request, context)
+
+    async def GetVersionTest(
+        self, request: arena_pb2.GetVersionTestRequest, context: Context
+    ) -> arena_pb2.VersionTest:
+        return await self.versiontests.GetVersionTest(request, context)
+
+    async def StopVersionTest(
+        self, request: arena_pb2.StopVersionTestRequest, context: Context
+    ) -> arena_pb2.VersionTest:
+        return await self.versiontests.StopVersionTest(request, context)
+
+    async def ListVersionTests(
+        self, request: arena_pb2.ListVersionTestsRequest, context: Context
+    ) -> arena_pb2.ListVersionTestsResponse:
+        return await self.versiontests.ListVersionTests(request, context)

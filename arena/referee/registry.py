@@ -2,8 +2,9 @@
 
 Each referee keeps a hash `arena:<namespace>:referee:<name>` (its address, load and state)
 alive with a heartbeat, and one key `arena:<namespace>:bot:<id>` per bot connected to it,
-holding "<name> <form> <bot name>" (the referee, the payload form the bot asked for, and the
-bot's name, which has no spaces). Both expire after
+holding "<name> <form> <bot name>" (the referee, the payload form the bot asked for, followed by
+"f" when the bot follows its matches to their hosts, and the bot's name, which has no spaces).
+Both expire after
 `ttl` without a heartbeat, so a referee that dies (or is paused) disappears from both within
 `ttl`; no cluster manager decides it.
 """
@@ -11,7 +12,7 @@ bot's name, which has no spaces). Both expire after
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -30,6 +31,20 @@ BOT_PREFIX = "bot:"
 _DROP_IF_MINE = """
 local value = redis.call('GET', KEYS[1])
 if value and string.find(value, ARGV[1] .. ' ', 1, true) == 1 then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+_COUNT_IF_LIVE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return redis.call('HINCRBY', KEYS[1], 'hosted', 1)
+end
+return 0
+"""
+# A referee's hash without its address was not written by its heartbeat (which writes every field
+# and the expiry in one transaction): it has no expiry, and would hold the name forever.
+_DROP_IF_HEADLESS = """
+if redis.call('HEXISTS', KEYS[1], 'address') == 0 then
   return redis.call('DEL', KEYS[1])
 end
 return 0
@@ -60,12 +75,26 @@ class Presence:
     referee: str
     form: int
     bot_name: str
+    follows: bool = False
+    """The bot moves its stream to the referee hosting its match when told (Hello.follow_host)."""
 
 
 def _presence(value: Any) -> Presence:
     referee, _, rest = _text(value).partition(" ")
     form, _, bot_name = rest.partition(" ")
-    return Presence(referee, int(form) if form.isdigit() else 0, bot_name)
+    follows = form.endswith(FOLLOWS)
+    form = form.removesuffix(FOLLOWS)
+    return Presence(referee, int(form) if form.isdigit() else 0, bot_name, follows)
+
+
+FOLLOWS = "f"
+"""Appended to the form in a presence value for a bot that follows its matches (a referee
+older than it reads the form as unset: both forms, which every bot accepts)."""
+
+
+def presence_value(referee: str, form: int, bot_name: str, follows: bool = False) -> str:
+    """The value of a bot's presence key."""
+    return f"{referee} {form}{FOLLOWS if follows else ''} {bot_name}"
 
 
 class Registry:
@@ -81,17 +110,32 @@ class Registry:
         self.ttl_ms = int(ttl.total_seconds() * 1000)
         self.started_at = time.time()
         self._drop = redis.register_script(_DROP_IF_MINE)
+        self._count = redis.register_script(_COUNT_IF_LIVE)
+        self._drop_headless = redis.register_script(_DROP_IF_HEADLESS)
 
     async def claim_name(self) -> bool:
         """Whether no live referee uses this name (two referees of one name would fence each
         other's matches and steal each other's bots)."""
-        return not await self.redis.exists(self.prefix + REFEREE_PREFIX + self.name)
+        key = self.prefix + REFEREE_PREFIX + self.name
+        if await self.redis.hexists(key, "address"):
+            return False
+        await self._drop_headless(keys=[key])
+        return True
 
-    async def beat(self, hosted: int, bots: Mapping[int, tuple[int, str]], draining: bool) -> bool:
-        """Refresh this referee's hash and its bots' presence; whether the hash had expired
+    async def beat(
+        self,
+        hosted: int,
+        bots: Mapping[int, tuple[int, str]],
+        draining: bool,
+        following: Set[int] = frozenset(),
+    ) -> bool:
+        """Refresh this referee's hash and its bots' presence (`bots`: id -> (form, name);
+        `following`: the ids of those that follow their matches); whether the hash had expired
         (the others took this referee for dead and may have moved its bots' matches)."""
         key = self.prefix + REFEREE_PREFIX + self.name
-        pipe = self.redis.pipeline(transaction=False)
+        # One transaction: a Redis that stops between the fields and their expiry would
+        # otherwise keep a hash that never expires, and the name would stay taken for good.
+        pipe = self.redis.pipeline(transaction=True)
         pipe.exists(key)
         pipe.hset(
             key,
@@ -107,7 +151,7 @@ class Registry:
         pipe.pexpire(key, self.ttl_ms)
         pipe.sadd(self.prefix + REFEREES, self.name)
         for bot_id, (form, bot_name) in bots.items():
-            value = f"{self.name} {form} {bot_name}"
+            value = presence_value(self.name, form, bot_name, bot_id in following)
             pipe.set(self.prefix + BOT_PREFIX + str(bot_id), value, px=self.ttl_ms)
         existed = (await pipe.execute())[0]
         return not existed
@@ -128,10 +172,12 @@ class Registry:
         found = await pipe.execute()
         out, dead = [], []
         for name, fields in zip(names, found, strict=True):
-            if not fields:
-                dead.append(name)
-                continue
             f = {_text(k): _text(v) for k, v in fields.items()}
+            if "address" not in f:  # expired, or a headless hash (see _DROP_IF_HEADLESS)
+                dead.append(name)
+                if f:
+                    await self._drop_headless(keys=[self.prefix + REFEREE_PREFIX + name])
+                continue
             out.append(
                 RefereeInfo(
                     name=name,
@@ -149,14 +195,20 @@ class Registry:
 
     async def count_placed(self, name: str) -> None:
         """Count a match just placed on `name` in its load until its next heartbeat, so that
-        matches created in one burst spread out."""
-        await self.redis.hincrby(self.prefix + REFEREE_PREFIX + name, "hosted", 1)
+        matches created in one burst spread out. A referee whose hash has expired is left
+        alone: an increment would make a hash with no expiry, a dead referee listed as live
+        and its name taken for good (seen in a 30-minute chaos soak: the killed referee could
+        never start again)."""
+        await self._count(keys=[self.prefix + REFEREE_PREFIX + name])
 
     # -- bots ------------------------------------------------------------------------------------
-    async def bot_here(self, bot_id: int, form: int, bot_name: str) -> str | None:
+    async def bot_here(
+        self, bot_id: int, form: int, bot_name: str, follows: bool = False
+    ) -> str | None:
         """Record that the bot is connected here; the referee it was connected to before, if
         that was another one and its key had not expired."""
-        key, value = self.prefix + BOT_PREFIX + str(bot_id), f"{self.name} {form} {bot_name}"
+        key = self.prefix + BOT_PREFIX + str(bot_id)
+        value = presence_value(self.name, form, bot_name, follows)
         previous = await self.redis.set(key, value, px=self.ttl_ms, get=True)
         if previous is None:
             return None

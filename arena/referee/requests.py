@@ -9,7 +9,7 @@ from typing import Any
 
 from google.protobuf.struct_pb2 import Struct
 
-from arena.protocol import wire
+from arena.protocol import openspiel_view, wire
 from arena.referee import encoding
 from arena.referee.clock import Clock, to_duration
 from arena.v1 import bot_pb2, common_pb2
@@ -91,7 +91,7 @@ def decision_request(
     request.deadline.FromNanoseconds(time.time_ns() + int(time_left.total_seconds() * 1e9))
     if typed:
         try:
-            request.view.CopyFrom(enc.view(view))
+            request.view.CopyFrom(_typed_view(enc, view, space))
         except wire.WireError:
             log.exception("the %s view does not fit its proto; sending JSON only", game)
     if listing:
@@ -118,6 +118,15 @@ def decision_request(
             except wire.WireError:
                 log.exception("a %s action does not fit its proto", game)
     return request, listing
+
+
+def _typed_view(enc: encoding.Encoder, view: Json, space: ActionSpace[Any]) -> common_pb2.GameView:
+    """The typed view: the game's own message, or the `OpenSpielView` of any OpenSpiel game
+    (with the legal actions' labels and OpenSpiel ids, which its space holds)."""
+    if not openspiel_view.is_openspiel(enc.game):
+        return enc.view(view)
+    labels = getattr(space, "actions", ())
+    return openspiel_view.typed_view(view, labels, getattr(space, "ids", ()))
 
 
 def refresh_deadline(request: bot_pb2.DecisionRequest, time_left: timedelta) -> None:

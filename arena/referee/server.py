@@ -14,17 +14,22 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from arena.ops import metrics
+from arena.ops.tls import ServerTls
+from arena.referee.account_api import AccountService
 from arena.referee.app import Referee
 from arena.referee.bot_service import BotService
+from arena.referee.guard import Guard
 from arena.referee.public_service import PublicService
+from arena.referee.rpc import DecodeRefusal
 from arena.storage.probe import DatabaseProbe
-from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+from arena.v1 import account_pb2, account_pb2_grpc, arena_pb2, arena_pb2_grpc, bot_pb2
 
 log = logging.getLogger(__name__)
 
 SERVICE_NAMES = (
     bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
     arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name,
+    account_pb2.DESCRIPTOR.services_by_name["AccountService"].full_name,
 )
 KEEPALIVE_OPTIONS = [
     ("grpc.keepalive_time_ms", 20_000),
@@ -77,24 +82,40 @@ class RunningServer:
         await self.server.stop(grace.total_seconds())
 
 
-async def create_server(referee: Referee, address: str = "[::]:50051") -> RunningServer:
-    """Build and start the server on `address` (port 0 picks a free port)."""
+async def create_server(
+    referee: Referee, address: str = "[::]:50051", tls: ServerTls | None = None
+) -> RunningServer:
+    """Build and start the server on `address` (port 0 picks a free port), over TLS when `tls`
+    is given (mutual TLS when it names a client CA)."""
     limits = referee.config.limits
     server = grpc.aio.server(
+        # DecodeRefusal first: later ones see only decoded requests. Then every call passes the
+        # permission table (arena/referee/permissions.py).
+        interceptors=[
+            DecodeRefusal(),
+            Guard(referee.db, referee.admin_token, limits.failed_logins, limits.failed_login_delay),
+        ],
         options=[
             *KEEPALIVE_OPTIONS,
             ("grpc.max_receive_message_length", limits.max_message_bytes),
             ("grpc.max_concurrent_streams", limits.max_streams_per_connection),
-        ]
+        ],
     )
     BotService(referee).add_to_server(server)
-    arena_pb2_grpc.add_ArenaServiceServicer_to_server(PublicService(referee), server)
+    public = PublicService(referee)
+    arena_pb2_grpc.add_ArenaServiceServicer_to_server(public, server)
+    account_pb2_grpc.add_AccountServiceServicer_to_server(
+        AccountService(referee, public.bots.registrations), server
+    )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(address)
+    if tls is None:
+        port = server.add_insecure_port(address)
+    else:
+        port = server.add_secure_port(address, tls.grpc_credentials())
     if port == 0:
         raise OSError(f"cannot listen on {address}")
     await referee.start()  # resumed matches wait for their bots, who connect from now on

@@ -2,13 +2,17 @@
 
 A bot's stream may drop and come back; its matches keep running. Requests sent while it is away
 wait in `Pending` and are sent again on reconnect, and the clock gives it `reconnect_grace` to
-return before the decision times out.
+return before the decision times out. What the bot must be told and could not be, because no
+stream of it was known here (a Problem, a MatchEnd), is kept and sent once one is: a host can
+lose track of a bot whose stream never dropped (its referee's announcement lost in a Redis
+outage), and a bot that answered must hear that its answer was not used.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -32,15 +36,14 @@ class Pending:
     answer: asyncio.Future[bot_pb2.Action] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
-    waiter: asyncio.Future[None] | None = field(default=None, repr=False)
-    """What the seat's waiter sleeps on while no answer came: set when the deadline moves (a
-    reconnect or a disconnect), so that it re-reads the deadline. A bare future, not an Event
-    waited in a task of its own: one task fewer per request."""
+    rearm: Callable[[], object] | None = field(default=None, repr=False)
+    """Set while the seat's waiter awaits `answer`: re-reads the deadline and re-arms its timer,
+    called when the deadline moves (a reconnect or a disconnect)."""
 
     def deadline_moved(self) -> None:
-        """Wake the waiter, if any, to re-read the deadline."""
-        if self.waiter is not None and not self.waiter.done():
-            self.waiter.set_result(None)
+        """Have the waiter, if any, re-read the deadline."""
+        if self.rearm is not None:
+            self.rearm()
 
 
 class Session:
@@ -62,8 +65,13 @@ class Session:
         """Set when the bot sent messages faster than its rate limit: the stream is closed."""
         self.draining = False
         """Set when this referee stops: the bot is told to reconnect to another one."""
+        self.revoked: str | None = None
+        """Set when the bot's owner rotated its token or retired it: the stream ends with
+        UNAUTHENTICATED and this message."""
         self.form: int = bot_pb2.PAYLOAD_FORM_UNSPECIFIED
         """The forms of view and legal actions the bot asked for in its Hello."""
+        self.follows = False
+        """The bot moves its stream to the referee hosting its match when told (its Hello)."""
 
     def send(self, message: bot_pb2.ArenaMessage) -> None:
         """Queue a message for the bot; dropped once the stream is closed.
@@ -97,6 +105,12 @@ class Elsewhere:
     form: int
 
 
+KEPT_FOR_LATER = 200
+"""Most undeliverable Problems and MatchEnds kept per bot (the oldest dropped first)."""
+_KEPT_KINDS = frozenset({"problem", "match_end"})
+"""What a bot must hear even if it comes back late: a request is sent again from `Pending`."""
+
+
 RemoteSend = Callable[[str, int, bot_pb2.ArenaMessage], None]
 """Hands a message for a bot to the referee it is connected to (through Redis)."""
 
@@ -117,6 +131,8 @@ class Hub:
         self._left_at: dict[int, float] = {}
         self._pending: dict[tuple[int, int], Pending] = {}
         """(match_id, seat) -> what that seat owes."""
+        self._kept: dict[int, deque[bot_pb2.ArenaMessage]] = {}
+        """Bot id -> Problems and MatchEnds sent while no stream of it was known here."""
 
     # -- sessions --------------------------------------------------------------------------------
     def connect(self, bot_id: int, bot_name: str) -> Session:
@@ -139,6 +155,8 @@ class Hub:
             if pending.bot_id == bot_id:
                 # A fair window after coming back: at least one full per-decision limit.
                 pending.deadline_moved()
+        for message in self._kept.pop(bot_id, ()):
+            self.send(bot_id, message)
 
     def _went_away(self, bot_id: int) -> None:
         self._left_at[bot_id] = time.monotonic()
@@ -215,13 +233,17 @@ class Hub:
         return None if left is None else left + self.reconnect_grace.total_seconds()
 
     def send(self, bot_id: int, message: bot_pb2.ArenaMessage) -> bool:
-        """Send to the bot if it is connected, here or elsewhere; return whether it was."""
+        """Send to the bot if it is connected, here or elsewhere; return whether it was (a
+        Problem or MatchEnd that was not is kept and sent when the bot is known again)."""
         session = self._sessions.get(bot_id)
         if session is not None:
             session.send(message)
             return True
         where = self._elsewhere.get(bot_id)
         if where is None or self.remote_send is None:
+            if message.WhichOneof("kind") in _KEPT_KINDS:
+                kept = self._kept.setdefault(bot_id, deque(maxlen=KEPT_FOR_LATER))
+                kept.append(message)
             return False
         self.remote_send(where.referee, bot_id, message)
         return True

@@ -22,7 +22,6 @@ from arena.referee.rpc import (
     checked,
     fail,
     game_options,
-    require_admin,
 )
 from arena.storage.db import Database
 from arena.storage.errors import StorageError, Unavailable
@@ -62,8 +61,7 @@ class TournamentApi:
     async def CreateTournament(
         self, request: arena_pb2.CreateTournamentRequest, context: Context
     ) -> arena_pb2.Tournament:
-        """Create a tournament that starts at `starts_at` (admin only)."""
-        await require_admin(context, "CreateTournament", self.referee.admin_token)
+        """Create a tournament that starts at `starts_at` (see permissions.RULES)."""
         arguments.text("name", request.name, required=False)
         arguments.text("game", request.game)
         for index, name in enumerate(request.bots):
@@ -129,14 +127,14 @@ class TournamentApi:
     async def WithdrawEntrant(
         self, request: arena_pb2.ChangeEntrantRequest, context: Context
     ) -> arena_pb2.EntrantChange:
-        """Take a bot out of a tournament from the next round on (admin only)."""
+        """Take a bot out of a tournament from the next round on (see permissions.RULES)."""
         return await self.change_entrant(request, context, "WithdrawEntrant", entries.withdraw)
 
     @checked
     async def EnterEntrant(
         self, request: arena_pb2.ChangeEntrantRequest, context: Context
     ) -> arena_pb2.EntrantChange:
-        """Enter a bot in a running tournament from the next round on (admin only)."""
+        """Enter a bot in a running tournament from the next round on (see permissions.RULES)."""
         return await self.change_entrant(request, context, "EnterEntrant", entries.enter)
 
     async def change_entrant(
@@ -147,7 +145,6 @@ class TournamentApi:
         change: FieldChange,
     ) -> arena_pb2.EntrantChange:
         """Apply `change` to the bot and tournament of `request`."""
-        await require_admin(context, method, self.referee.admin_token)
         arguments.positive_id("tournament_id", request.tournament_id)
         arguments.bot_name("bot", request.bot)
 

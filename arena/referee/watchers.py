@@ -7,12 +7,9 @@ import contextlib
 from collections import deque
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
 from arena.ops import metrics
-
-if TYPE_CHECKING:  # for annotations only: match.py imports this module
-    from arena.referee.match import PublicStep
+from arena.referee.public_steps import PublicStep
 
 
 class WatcherDropped(Exception):

@@ -24,15 +24,19 @@ SEAT_COLOURS = (31, 32, 33, 34, 35, 36)
 class Paint:
     """ANSI colours when writing to a terminal, plain text otherwise."""
 
-    def __init__(self, enabled: bool | None = None) -> None:
+    def __init__(self, enabled: bool | None = None, names: Mapping[int, str] | None = None) -> None:
         self.enabled = sys.stdout.isatty() if enabled is None else enabled
+        self.names = dict(names or {})
+        """Who sits in each seat (a stored match's bots); a seat without one is `seat N`."""
 
     def __call__(self, text: str, code: int) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
 
     def seat(self, seat: int, text: str | None = None) -> str:
         """A seat's name in its own colour."""
-        return self(text or f"seat {seat}", SEAT_COLOURS[seat % len(SEAT_COLOURS)])
+        return self(
+            text or self.names.get(seat) or f"seat {seat}", SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+        )
 
     def bold(self, text: str) -> str:
         return self(text, 1)

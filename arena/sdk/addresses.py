@@ -116,19 +116,32 @@ class Rotation:
         self.index = 0
         self.failures = 0
         """Attempts failed since the last Welcome."""
+        self.visiting: str | None = None
+        """A referee outside the list that the bot moved to (it hosts the bot's match)."""
 
     @property
     def current(self) -> str:
         """The address to try now."""
-        return self.addresses[self.index]
+        return self.visiting or self.addresses[self.index]
 
     def connected(self) -> None:
         """The current referee said Welcome: the next failure starts a new round."""
         self.failures = 0
 
+    def move(self, address: str) -> None:
+        """Go to `address` next (the referee hosting the bot's match); a later failure goes
+        back to the list."""
+        if address in self.addresses:
+            self.index, self.visiting = self.addresses.index(address), None
+        else:
+            self.visiting = address
+
     def failed(self) -> timedelta:
         """Move on to the next address; return how long to wait before trying it."""
         self.failures += 1
+        if self.visiting is not None:  # back to the list, where it was left
+            self.visiting = None
+            return FIRST_BACKOFF * (0.5 + random.random())
         self.index = (self.index + 1) % len(self.addresses)
         rounds = (self.failures - 1) // len(self.addresses)
         pause: timedelta = min(FIRST_BACKOFF * 2 ** min(rounds, 16), MAX_BACKOFF)

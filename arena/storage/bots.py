@@ -15,8 +15,9 @@ TOKEN_HASH_BYTES = 32
 _BOT = class_row(BotRow)
 
 
-async def create_bot(pool: Pool, name: str, token_hash: bytes) -> int:
-    """Register a bot by name and token digest; a taken name or token raises `Conflict`."""
+async def create_bot(pool: Pool, name: str, token_hash: bytes, owner_id: int | None = None) -> int:
+    """Register a bot (and its first version, 'v1') by name and token digest, owned by the
+    account `owner_id` if given; a taken name or token raises `Conflict`."""
     if not name:
         raise ValueError("a bot needs a name")
     if not isinstance(token_hash, bytes) or len(token_hash) != TOKEN_HASH_BYTES:
@@ -25,7 +26,7 @@ async def create_bot(pool: Pool, name: str, token_hash: bytes) -> int:
     try:
         async with pool.connection(what) as conn:
             cursor = await conn.execute(
-                query("create_bot"), {"name": name, "token_hash": token_hash}
+                query("create_bot"), {"name": name, "token_hash": token_hash, "owner_id": owner_id}
             )
             row = await cursor.fetchone()
     except Conflict as exc:

@@ -85,6 +85,8 @@ class RecentMatch:
     rating_delta: float | None
     tournament_id: int | None
     at: datetime
+    version: str = ""
+    """The label of the bot's version that played the match."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,14 +135,21 @@ class BotStats:
 
 
 async def bot_stats(
-    db: Database, name: str, *, problems: int = 10, history: int = 200, recent: int = 20
+    db: Database,
+    name: str,
+    *,
+    problems: int = 10,
+    history: int = 200,
+    recent: int = 20,
+    version: str | None = None,
 ) -> BotStats | None:
-    """The statistics of the bot called `name`, or None if there is no such bot."""
+    """The statistics of the bot called `name` (of its `version` only, if given), or None if
+    there is no such bot."""
     bot = await db.bot_by_name(name)
     if bot is None:
         return None
     rows: dict[str, list[dict[str, Any]]] = {}
-    params = {"bot_id": bot.id, "limit": history}
+    params = {"bot_id": bot.id, "limit": history, "version": version}
     what = f"read statistics of bot {name!r}"
     async with db.transaction(what) as conn, conn.cursor(row_factory=dict_row) as cursor:
         for key, sql, args in (
@@ -236,6 +245,7 @@ def _recent(row: dict[str, Any]) -> RecentMatch:
         rating_delta=row["rating_delta"],
         tournament_id=row["tournament_id"],
         at=row["finished_at"] or row["created_at"],
+        version=row["version"],
     )
 
 
@@ -250,3 +260,10 @@ async def rating_trends(
         for bot_id, after in await cursor.fetchall():
             out[int(bot_id)].append(float(after))
     return out
+
+
+async def version_labels(db: Database, bot_id: int) -> list[str]:
+    """The labels of a bot's versions, oldest first."""
+    async with db.transaction("read bot versions") as conn:
+        cursor = await conn.execute(query("bot_version_labels"), {"bot_id": bot_id})
+        return [label for (label,) in await cursor.fetchall()]

@@ -1,5 +1,6 @@
 -- Named queries of a bot's statistics (loaded with queries.sql): what `arena bot stats`, the
--- GetBotStats RPC and the web Bot page show. Each takes the bot's id.
+-- GetBotStats RPC and the web Bot page show. Each takes the bot's id and, to count one version's
+-- matches only, a version label (NULL: every version).
 
 -- name: bot_results
 -- Finished matches per game and rank: how often the bot placed where, with its strikes.
@@ -7,6 +8,8 @@ SELECT m.game, s.rank, count(*) AS matches, sum(s.strikes)::bigint AS strikes,
        count(*) FILTER (WHERE s.forfeited) AS forfeits, avg(s.score) AS mean_score
 FROM seats AS s JOIN matches AS m ON m.id = s.match_id
 WHERE s.bot_id = %(bot_id)s AND m.status = 'finished'
+  AND (%(version)s::text IS NULL OR s.version_id = (
+      SELECT v.id FROM bot_versions AS v WHERE v.bot_id = %(bot_id)s AND v.label = %(version)s))
 GROUP BY m.game, s.rank
 ORDER BY m.game, s.rank;
 
@@ -19,6 +22,9 @@ SELECT game, match_id, before, after, delta, created_at
 FROM (
     SELECT rc.*, row_number() OVER (PARTITION BY game ORDER BY created_at DESC, match_id DESC) AS n
     FROM rating_changes AS rc WHERE rc.bot_id = %(bot_id)s
+      AND (%(version)s::text IS NULL OR rc.match_id IN (
+          SELECT s.match_id FROM seats AS s JOIN bot_versions AS v ON v.id = s.version_id
+          WHERE s.bot_id = %(bot_id)s AND v.label = %(version)s))
 ) AS latest
 WHERE n <= %(limit)s
 ORDER BY game, created_at, match_id;
@@ -36,6 +42,8 @@ JOIN matches AS m ON m.id = s.match_id
 JOIN decisions AS d ON d.match_id = s.match_id
 CROSS JOIN LATERAL (SELECT (d.elapsed ->> s.seat::text)::double precision AS seconds) AS t
 WHERE s.bot_id = %(bot_id)s AND t.seconds > 0 AND m.status IN ('finished', 'aborted')
+  AND (%(version)s::text IS NULL OR s.version_id = (
+      SELECT v.id FROM bot_versions AS v WHERE v.bot_id = %(bot_id)s AND v.label = %(version)s))
 GROUP BY m.game
 ORDER BY m.game;
 
@@ -55,17 +63,22 @@ JOIN matches AS m ON m.id = s.match_id
 JOIN decisions AS d ON d.match_id = s.match_id
 CROSS JOIN LATERAL (SELECT d.strikes ->> s.seat::text AS note) AS n
 WHERE s.bot_id = %(bot_id)s AND n.note IS NOT NULL AND m.status IN ('finished', 'aborted')
+  AND (%(version)s::text IS NULL OR s.version_id = (
+      SELECT v.id FROM bot_versions AS v WHERE v.bot_id = %(bot_id)s AND v.label = %(version)s))
 ORDER BY d.created_at DESC, d.match_id DESC, d.number DESC;
 
 -- name: bot_recent_matches
 -- The bot's latest matches (any status), newest first, with its seat, result and rating change.
 SELECT m.id AS match_id, m.game, m.status::text AS status, m.seats, m.tournament_id,
        m.finished_at, m.created_at, s.seat, s.rank, s.score, s.strikes, s.forfeited,
-       rc.delta AS rating_delta
+       rc.delta AS rating_delta, coalesce(v.label, '') AS version
 FROM seats AS s
 JOIN matches AS m ON m.id = s.match_id
 LEFT JOIN rating_changes AS rc ON rc.match_id = s.match_id AND rc.bot_id = s.bot_id
+LEFT JOIN bot_versions AS v ON v.id = s.version_id
 WHERE s.bot_id = %(bot_id)s
+  AND (%(version)s::text IS NULL OR s.version_id = (
+      SELECT v.id FROM bot_versions AS v WHERE v.bot_id = %(bot_id)s AND v.label = %(version)s))
 ORDER BY m.id DESC
 LIMIT %(limit)s;
 
@@ -80,3 +93,6 @@ FROM (
 ) AS latest
 WHERE n <= %(points)s
 ORDER BY bot_id, created_at, match_id;
+
+-- name: bot_version_labels
+SELECT label FROM bot_versions WHERE bot_id = %(bot_id)s ORDER BY id;

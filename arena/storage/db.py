@@ -98,9 +98,9 @@ class Database(MatchLeases):
 
     # Bots (arena.storage.bots)
 
-    async def create_bot(self, name: str, token_hash: bytes) -> int:
+    async def create_bot(self, name: str, token_hash: bytes, owner_id: int | None = None) -> int:
         """Register a bot by name and token digest; a taken name or token raises `Conflict`."""
-        return await bots.create_bot(self.pool, name, token_hash)
+        return await bots.create_bot(self.pool, name, token_hash, owner_id)
 
     async def bot_by_token_hash(self, token_hash: bytes) -> BotRow | None:
         """The bot whose token has this SHA-256 digest, if any."""
@@ -192,9 +192,17 @@ class Database(MatchLeases):
         """The newest matches (with seating), optionally by status, game and bot."""
         return await match_reads.list_matches(self.pool, status, game, bot_id, limit)
 
+    async def recent_matches(self, limit: int = 10) -> list[MatchRow]:
+        """Finished matches (with seating), the last to finish first."""
+        return await match_reads.recent_matches(self.pool, limit)
+
     async def decisions(self, match_id: int) -> list[DecisionRow]:
         """The logged decisions of a match, by number."""
         return await match_reads.decisions(self.pool, match_id)
+
+    async def decisions_from(self, match_id: int, start: int) -> list[DecisionRow]:
+        """The logged decisions of a match numbered `start` or more, by number."""
+        return await match_reads.decisions_from(self.pool, match_id, start)
 
     async def record(self, match_id: int) -> Record:
         """The replayable record of a match: its setup and the joint actions logged so far."""

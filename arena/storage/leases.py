@@ -61,7 +61,7 @@ async def claim_own_matches(pool: Pool, host: str, lease: timedelta) -> list[tup
 
 
 async def claim_lapsed_matches(
-    pool: Pool, host: str, lease: timedelta, limit: int
+    pool: Pool, host: str, lease: timedelta, limit: int, running: Sequence[int] = ()
 ) -> list[tuple[int, int, str | None]]:
     """Take over up to `limit` unfinished matches whose host is gone, oldest first.
 
@@ -70,10 +70,12 @@ async def claim_lapsed_matches(
     its creator is about to claim it. Concurrent scans skip each other's rows (SKIP LOCKED), so
     no two referees take the same match. Returns (match id, new epoch, previous host) by id; the
     previous host is None for a match released by a draining referee (or never claimed).
+    `running`: matches `host` still plays; their leases lapsed only because the database was
+    down, and taking them over from itself would stop and restart them for nothing.
     """
     if limit < 1:
         return []
-    params = {"host": host, "lease": _interval(lease), "limit": limit}
+    params = {"host": host, "lease": _interval(lease), "limit": limit, "running": list(running)}
     async with pool.connection(f"claim lapsed matches for {host!r}") as conn:
         cursor = await conn.execute(query("claim_lapsed_matches"), params)
         rows = await cursor.fetchall()
@@ -142,10 +144,10 @@ class MatchLeases:
         return await claim_own_matches(self.pool, host, lease)
 
     async def claim_lapsed_matches(
-        self, host: str, lease: timedelta, limit: int
+        self, host: str, lease: timedelta, limit: int, running: Sequence[int] = ()
     ) -> list[tuple[int, int, str | None]]:
         """Take over matches whose host is gone (see `leases.claim_lapsed_matches`)."""
-        return await claim_lapsed_matches(self.pool, host, lease, limit)
+        return await claim_lapsed_matches(self.pool, host, lease, limit, running)
 
     async def renew_leases(
         self, host: str, epochs: Mapping[int, int], lease: timedelta

@@ -31,7 +31,9 @@ RETURNING m.id, m.lease_epoch;
 
 -- name: claim_lapsed_matches
 -- Takeover: unfinished matches whose host died (lease lapsed) or released them (host NULL).
--- A pending match nobody claimed yet is left to its creator for one lease period. SKIP LOCKED:
+-- A pending match nobody claimed yet is left to its creator for one lease period. A match the
+-- scanning host still runs (`running`) is not taken over from itself: its lease lapsed only
+-- because the database was down, and the next renewal extends it. SKIP LOCKED:
 -- two referees scanning at once take different matches.
 WITH lapsed AS (
     SELECT id, host AS previous FROM matches
@@ -39,6 +41,7 @@ WITH lapsed AS (
       AND (lease_expires < now()
            OR (host IS NULL
                AND (status = 'running' OR created_at < now() - %(lease)s::interval)))
+      AND NOT (COALESCE(host = %(host)s, false) AND id = ANY(%(running)s::bigint[]))
     ORDER BY id
     LIMIT %(limit)s
     FOR NO KEY UPDATE SKIP LOCKED

@@ -45,6 +45,12 @@ async def list_matches(
     return await _seated(pool, "list matches", found)
 
 
+async def recent_matches(pool: Pool, limit: int) -> list[MatchRow]:
+    """Finished matches (with seating), the last to finish first."""
+    found = await pool.all("list matches", query("recent_matches"), {"limit": limit}, _MATCH)
+    return await _seated(pool, "list matches", found)
+
+
 async def _seated(pool: Pool, what: str, matches: list[MatchRow]) -> list[MatchRow]:
     params = {"match_ids": [m.id for m in matches]}
     seats = await pool.all(what, query("seating"), params, _SEAT)
@@ -62,6 +68,13 @@ async def decisions(pool: Pool, match_id: int) -> list[DecisionRow]:
     """The logged decisions of a match, by number."""
     what = f"read decisions of match {match_id}"
     return await pool.all(what, query("decisions"), {"match_id": match_id}, _DECISION)
+
+
+async def decisions_from(pool: Pool, match_id: int, start: int) -> list[DecisionRow]:
+    """The logged decisions of a match numbered `start` or more, by number."""
+    what = f"read decisions of match {match_id}"
+    args = {"match_id": match_id, "start": start}
+    return await pool.all(what, query("decisions_from"), args, _DECISION)
 
 
 async def record(pool: Pool, match_id: int) -> Record:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import time
+import weakref
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -135,8 +137,27 @@ class Pool:
         except psycopg.Error as exc:
             error = translate(what, exc)
             if isinstance(error, Unavailable):
+                if not isinstance(exc, PoolTimeout):
+                    self._lost_connection()
                 error = Unavailable(f"{error} [{self._where}]")
             raise error from exc
+
+    def _lost_connection(self) -> None:
+        """A connection died: after a restart of Postgres every pooled one is dead, though each
+        worked a moment ago. None is lent unchecked any more, and the idle ones are replaced now
+        (checking them one by one, the pool backs off 1, 2 s between failures)."""
+        _note_failure()
+        if not any(task.get_name() == "arena-pool-drain" for task in self._closing):
+            draining = asyncio.get_running_loop().create_task(
+                self._pool.drain(), name="arena-pool-drain"
+            )
+            self._closing.add(draining)
+            draining.add_done_callback(self._drained)
+
+    def _drained(self, task: asyncio.Task[None]) -> None:
+        self._closing.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: a pool closed or a database down meanwhile is no news
 
     @asynccontextmanager
     async def transaction(self, what: str) -> AsyncIterator[AsyncConnection[Any]]:
@@ -177,10 +198,45 @@ def _new_pool(url: str, settings: PoolSettings) -> AsyncConnectionPool[AsyncConn
         open=False,
         kwargs=_connect_options(settings),
         configure=_configure,
-        check=AsyncConnectionPool.check_connection,
+        check=_check_unless_fresh,
+        reset=_note_returned,
         timeout=settings.acquire_timeout.total_seconds(),
         name="arena",
     )
+
+
+FRESH = 1.0
+"""Seconds after it was given back during which a pooled connection is lent without a check."""
+_returned: weakref.WeakKeyDictionary[AsyncConnection[Any], float] = weakref.WeakKeyDictionary()
+"""When each pooled connection was last given back in a good state."""
+_failed_at = -1.0
+"""When a pooled connection last raised a psycopg error (`time.monotonic()`)."""
+
+
+def _note_failure() -> None:
+    """A call failed: no connection given back before now is lent unchecked (after an outage
+    every pooled connection may be dead, though each worked a moment ago)."""
+    global _failed_at
+    _failed_at = time.monotonic()
+
+
+async def _note_returned(conn: AsyncConnection[Any]) -> None:
+    _returned[conn] = time.monotonic()
+
+
+async def _check_unless_fresh(conn: AsyncConnection[Any]) -> None:
+    """Check a connection before it is lent, unless it was given back within `FRESH` and no
+    call failed since. The check is a round trip per checkout, one per decision batch: 3% of
+    the referee's samples at 64 matches (py-spy); a connection that worked a moment ago is
+    trusted, and the first failure makes every checkout checked again."""
+    returned = _returned.get(conn)
+    if returned is not None and returned > _failed_at and time.monotonic() - returned < FRESH:
+        return
+    try:
+        await AsyncConnectionPool.check_connection(conn)
+    except Exception:  # this one is dead: the others given back before may be too
+        _note_failure()
+        raise
 
 
 def _connect_options(settings: PoolSettings) -> dict[str, Any]:

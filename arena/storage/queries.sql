@@ -22,10 +22,18 @@ SELECT version FROM schema_migrations ORDER BY version;
 INSERT INTO schema_migrations (version) VALUES (%(version)s);
 
 -- name: create_bot
-INSERT INTO bots (name, token_hash) VALUES (%(name)s, %(token_hash)s) RETURNING id;
+-- A bot and its first version, 'v1', in one statement.
+WITH bot AS (
+    INSERT INTO bots (name, token_hash, owner_id)
+    VALUES (%(name)s, %(token_hash)s, %(owner_id)s) RETURNING id
+), first AS (
+    INSERT INTO bot_versions (bot_id, label) SELECT id, 'v1' FROM bot
+)
+SELECT id FROM bot;
 
 -- name: bot_by_token_hash
-SELECT id, name, created_at FROM bots WHERE token_hash = %(token_hash)s;
+-- A retired bot's token no longer logs in (migration 0010).
+SELECT id, name, created_at FROM bots WHERE token_hash = %(token_hash)s AND retired_at IS NULL;
 
 -- name: bot_by_name
 SELECT id, name, created_at FROM bots WHERE name = %(name)s;
@@ -61,9 +69,12 @@ WHERE tournament_id = %(tournament_id)s AND round_no = %(round_no)s AND table_no
 ORDER BY attempt DESC LIMIT 1;
 
 -- name: create_seats
--- One seat per bot, in seat order.
-INSERT INTO seats (match_id, seat, bot_id)
-SELECT %(match_id)s, t.ord - 1, t.bot_id
+-- One seat per bot, in seat order, each with the version that plays: a version's own bot's
+-- (migration 0014), else the bot's current (newest) one.
+INSERT INTO seats (match_id, seat, bot_id, version_id)
+SELECT %(match_id)s, t.ord - 1, t.bot_id,
+       coalesce((SELECT b.plays_version_id FROM bots AS b WHERE b.id = t.bot_id),
+                (SELECT max(v.id) FROM bot_versions AS v WHERE v.bot_id = t.bot_id))
 FROM unnest(%(bot_ids)s::bigint[]) WITH ORDINALITY AS t (bot_id, ord);
 
 -- name: seat_bot_ids
@@ -127,11 +138,21 @@ WHERE (%(status)s::match_status IS NULL OR m.status = %(status)s::match_status)
 ORDER BY m.id DESC
 LIMIT %(limit)s;
 
+-- name: recent_matches
+-- Finished matches, the last to finish first (the home page).
+SELECT id, game, rules_version, options, seats, seed, clock, status, termination, host,
+       created_at, started_at, finished_at, tournament_id, round_no, table_no, rated,
+       lease_epoch
+FROM matches WHERE status = 'finished'
+ORDER BY finished_at DESC, id DESC
+LIMIT %(limit)s;
+
 -- name: seating
--- The seats of several matches, with their bots' names.
+-- The seats of several matches, with their bots' names and the versions that played.
 SELECT s.match_id, s.seat, s.bot_id, b.name AS bot_name, s.rank, s.score, s.strikes,
-       s.forfeited, s.time_used
+       s.forfeited, s.time_used, coalesce(v.label, '') AS version
 FROM seats AS s JOIN bots AS b ON b.id = s.bot_id
+LEFT JOIN bot_versions AS v ON v.id = s.version_id
 WHERE s.match_id = ANY(%(match_ids)s::bigint[])
 ORDER BY s.match_id, s.seat;
 
@@ -175,6 +196,11 @@ FROM decisions WHERE match_id = %(match_id)s AND number = %(number)s;
 -- name: decisions
 SELECT match_id, number, label, joint, elapsed, strikes, created_at, epoch
 FROM decisions WHERE match_id = %(match_id)s ORDER BY number;
+
+-- name: decisions_from
+-- The decisions of a match from number `start` on (a live page reads only the new ones).
+SELECT match_id, number, label, joint, elapsed, strikes, created_at, epoch
+FROM decisions WHERE match_id = %(match_id)s AND number >= %(start)s ORDER BY number;
 
 -- name: decision_counts
 -- How many decisions each of several matches has logged (matches with none are left out).

@@ -108,6 +108,8 @@ class SeatRow:
     strikes: int
     forfeited: bool
     time_used: timedelta
+    version: str = ""
+    """The label of the bot's version that played the seat ('' before migration 0010)."""
 
 
 @dataclass(frozen=True, slots=True)

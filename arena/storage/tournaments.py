@@ -106,7 +106,14 @@ class RatingRow:
     bot_id: int
     rating: float
     games: int
-    """Rated games so far (the provisional K depends on it)."""
+    """Rated games so far."""
+    k_games: int | None = None
+    """The rated games the provisional K follows: `games`, or those of a provisional version."""
+
+    @property
+    def games_for_k(self) -> int:
+        """The rated games the provisional K follows."""
+        return self.games if self.k_games is None else self.k_games
 
 
 @dataclass(frozen=True, slots=True)

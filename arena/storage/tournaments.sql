@@ -113,9 +113,22 @@ SELECT bot_id FROM byes
 WHERE tournament_id = %(tournament_id)s AND round_no = %(round_no)s ORDER BY bot_id;
 
 -- name: ratings_for_update
-SELECT bot_id, rating, games FROM ratings
-WHERE game = %(game)s AND bot_id = ANY(%(bot_ids)s::bigint[])
-ORDER BY bot_id FOR UPDATE;
+-- `k_games` is what the provisional K follows: the bot's rated games, or, when its newest
+-- version started provisional, that version's rated games in this game (migration 0010).
+SELECT r.bot_id, r.rating, r.games, coalesce(pv.games, r.games) AS k_games
+FROM ratings AS r
+LEFT JOIN LATERAL (
+    SELECT count(rc.match_id)::integer AS games
+    FROM (
+        SELECT id, provisional FROM bot_versions WHERE bot_id = r.bot_id ORDER BY id DESC LIMIT 1
+    ) AS v
+    LEFT JOIN seats AS s ON v.provisional AND s.bot_id = r.bot_id AND s.version_id = v.id
+    LEFT JOIN rating_changes AS rc
+        ON rc.match_id = s.match_id AND rc.bot_id = r.bot_id AND rc.game = r.game
+    HAVING bool_or(v.provisional)
+) AS pv ON true
+WHERE r.game = %(game)s AND r.bot_id = ANY(%(bot_ids)s::bigint[])
+ORDER BY r.bot_id FOR UPDATE OF r;
 
 -- name: ratings_of
 SELECT bot_id, rating, games FROM ratings
@@ -140,10 +153,13 @@ SELECT s.bot_id, s.rank FROM seats s WHERE s.match_id = %(match_id)s ORDER BY s.
 -- name: upsert_standings
 -- Every entrant's line in one statement (arrays in step). `points` is the exact score in 1/120
 -- points; the tie-break is exactly opponents_points / opponents (the opponents' mean score);
--- score and tiebreak are for display.
+-- score and tiebreak are for display. `rating` keeps each bot's rating as it stands now, when
+-- the round closes: the last tie-break, frozen, so later matches do not reorder the standings.
 INSERT INTO standings (tournament_id, bot_id, score, tiebreak, byes, short_tables, rounds_played,
-                       points, opponents_points, opponents)
-SELECT %(tournament_id)s, s.*
+                       points, opponents_points, opponents, rating)
+SELECT %(tournament_id)s, s.*,
+       (SELECT r.rating FROM ratings AS r JOIN tournaments AS t ON t.game = r.game
+        WHERE t.id = %(tournament_id)s AND r.bot_id = s.bot_id)
 FROM unnest(%(bot_ids)s::bigint[], %(scores)s::float8[], %(tiebreaks)s::float8[],
             %(byes)s::int[], %(short_tables)s::int[], %(rounds_played)s::int[],
             %(points)s::bigint[], %(opponents_points)s::bigint[], %(opponents)s::int[])
@@ -153,14 +169,15 @@ ON CONFLICT (tournament_id, bot_id) DO UPDATE SET
     score = excluded.score, tiebreak = excluded.tiebreak, byes = excluded.byes,
     short_tables = excluded.short_tables, rounds_played = excluded.rounds_played,
     points = excluded.points, opponents_points = excluded.opponents_points,
-    opponents = excluded.opponents;
+    opponents = excluded.opponents, rating = excluded.rating;
 
 -- name: standings
 -- Ordered exactly: whole points, then the tie-break as a ratio of integers (numeric division
--- keeps 16+ significant digits, so two different ratios of such counts never compare equal).
+-- keeps 16+ significant digits, so two different ratios of such counts never compare equal),
+-- then the rating as it stood when the last round closed (the current one before any has).
 SELECT st.bot_id, b.name, st.score, st.tiebreak, st.byes, st.short_tables, st.rounds_played,
-       coalesce(r.rating, 1500.0) AS rating, st.points, st.opponents_points, st.opponents,
-       e.withdrawn_round
+       coalesce(st.rating, r.rating, 1500.0) AS rating, st.points, st.opponents_points,
+       st.opponents, e.withdrawn_round
 FROM standings st
 JOIN entries e ON e.tournament_id = st.tournament_id AND e.bot_id = st.bot_id
 JOIN bots b ON b.id = st.bot_id
@@ -168,12 +185,12 @@ JOIN tournaments t ON t.id = st.tournament_id
 LEFT JOIN ratings r ON r.bot_id = st.bot_id AND r.game = t.game
 WHERE st.tournament_id = %(tournament_id)s
 ORDER BY st.points DESC, st.opponents_points::numeric / greatest(st.opponents, 1) DESC,
-         coalesce(r.rating, 1500.0) DESC, st.bot_id;
+         coalesce(st.rating, r.rating, 1500.0) DESC, st.bot_id;
 
 -- name: leaderboard
 SELECT r.bot_id, b.name, r.rating, r.games
 FROM ratings r JOIN bots b ON b.id = r.bot_id
-WHERE r.game = %(game)s
+WHERE r.game = %(game)s AND b.retired_at IS NULL
 ORDER BY r.rating DESC, r.games DESC, b.name
 LIMIT %(limit)s;
 
@@ -195,6 +212,7 @@ SELECT game, name, rating FROM (
     SELECT r.game, b.name, r.rating,
            row_number() OVER (PARTITION BY r.game ORDER BY r.rating DESC) AS place
     FROM ratings r JOIN bots b ON b.id = r.bot_id
+    WHERE b.retired_at IS NULL
 ) ranked
 WHERE place <= %(limit)s;
 
@@ -260,12 +278,13 @@ DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, games = excluded.games,
 -- Ordered by the conservative estimate mu - 3 sigma, as OpenSkill and TrueSkill rank.
 SELECT s.bot_id, b.name, s.mu, s.sigma, s.games, s.mu - 3 * s.sigma AS ordinal
 FROM skill_ratings s JOIN bots b ON b.id = s.bot_id
-WHERE s.game = %(game)s AND s.system = %(system)s
+WHERE s.game = %(game)s AND s.system = %(system)s AND b.retired_at IS NULL
 ORDER BY s.mu - 3 * s.sigma DESC, s.games DESC, b.name
 LIMIT %(limit)s;
 
 -- name: bot_ids_by_name
-SELECT id, name FROM bots WHERE name = ANY(%(names)s::text[]);
+-- A retired bot is not found: it enters no new tournament (migration 0010).
+SELECT id, name FROM bots WHERE name = ANY(%(names)s::text[]) AND retired_at IS NULL;
 
 -- name: insert_rating_changes
 -- A round's rating changes in one statement (arrays in step); a retried task counts once.

@@ -16,6 +16,7 @@ import grpc
 from arena.ops.services import database_url
 from arena.referee.clock import Clock
 from arena.referee.requests import struct_of
+from arena.sdk.tls import ClientTls
 from arena.storage import Database, MatchStatus, StorageError
 from arena.storage.sql import query
 from arena.tournament import rounds as tournaments
@@ -51,7 +52,8 @@ def table_seed(
 
 def referee_addresses() -> list[str]:
     """Where the arena's referees listen: `ARENA_REFEREE_ADDRESS`, one address or several
-    separated by commas (any referee hosts or places any match)."""
+    separated by commas (any referee hosts or places any match). Reached over TLS when the
+    ARENA_TLS* variables say so (arena.sdk.tls)."""
     listed = os.environ.get("ARENA_REFEREE_ADDRESS", "") or "localhost:50051"
     return [a.strip() for a in listed.split(",") if a.strip()] or ["localhost:50051"]
 
@@ -128,7 +130,7 @@ async def _play(request: arena_pb2.CreateMatchRequest) -> None:
     """Create (or find) the match on a referee and wait until it has ended."""
     address = referee_address()
     try:
-        async with grpc.aio.insecure_channel(address) as channel:
+        async with ClientTls.from_env().aio_channel(address) as channel:
             api = arena_pb2_grpc.ArenaServiceStub(channel)
             match = await api.CreateMatch(request, metadata=admin_metadata(), timeout=30)
     except grpc.aio.AioRpcError as exc:
@@ -164,7 +166,7 @@ async def _until_ended(match_id: int) -> None:
 async def connected_bots() -> list[str]:
     """The names of the bots connected to the referee now (a schedule's default entrants)."""
     try:
-        async with grpc.aio.insecure_channel(referee_address()) as channel:
+        async with ClientTls.from_env().aio_channel(referee_address()) as channel:
             api = arena_pb2_grpc.ArenaServiceStub(channel)
             reply = await api.ListBots(arena_pb2.ListBotsRequest(), timeout=30)
     except grpc.aio.AioRpcError as exc:
@@ -176,9 +178,26 @@ async def create_ladder_match(game: str, bots: Sequence[str], clock: Clock) -> i
     """Ask the referee for an ad-hoc match of `bots` (a ladder's table); its id."""
     request = arena_pb2.CreateMatchRequest(game=game, bots=list(bots), clock=clock.to_proto())
     try:
-        async with grpc.aio.insecure_channel(referee_address()) as channel:
+        async with ClientTls.from_env().aio_channel(referee_address()) as channel:
             api = arena_pb2_grpc.ArenaServiceStub(channel)
             match = await api.CreateMatch(request, metadata=admin_metadata(), timeout=30)
     except grpc.aio.AioRpcError as exc:
         raise ConnectionError(f"referee at {referee_address()}: {exc.details()}") from None
+    return int(match.match_id)
+
+
+async def create_seeded_match(
+    game: str, bots: Sequence[str], clock: Clock, seed: int, options: dict[str, Any]
+) -> int:
+    """Ask the referee for an ad-hoc match with a given seed (a version test's set); its id."""
+    request = arena_pb2.CreateMatchRequest(
+        game=game, bots=list(bots), clock=clock.to_proto(), seed=seed, options=struct_of(options)
+    )
+    address = referee_address()
+    try:
+        async with ClientTls.from_env().aio_channel(address) as channel:
+            api = arena_pb2_grpc.ArenaServiceStub(channel)
+            match = await api.CreateMatch(request, metadata=admin_metadata(), timeout=30)
+    except grpc.aio.AioRpcError as exc:
+        raise ConnectionError(f"referee at {address}: {exc.details()}") from None
     return int(match.match_id)

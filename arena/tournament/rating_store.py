@@ -59,7 +59,7 @@ async def rate_closed_round(
     before = _with_defaults(rows, bots)
     ratings = {b: before[b].rating for b in bots}
     to_rate = [t for match_id, t in sorted(finished.items()) if match_id in marked]
-    played = {b: before[b].games for b in bots}
+    played = {b: before[b].games_for_k for b in bots}
     per_match = {
         t.match_id: rate_round(ratings, [list(zip(t.bot_ids, t.ranks, strict=True))], k, played)
         for t in to_rate
@@ -120,7 +120,7 @@ async def rate_match(db: Database, match_id: int, k: float = DEFAULT_K) -> dict[
         bots = [b for b, _ in seats]
         before = _with_defaults(await ratings_for_update(conn, game, bots), bots)
         current = [before[b].rating for b in bots]
-        ks = [provisional_k(before[b].games, k) for b in bots]
+        ks = [provisional_k(before[b].games_for_k, k) for b in bots]
         deltas = elo_deltas(current, [r for _, r in seats], ks)
         # A bot seated twice (self-play) gets one change: the sum of its seats'.
         totals: dict[int, float] = {}

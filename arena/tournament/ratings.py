@@ -119,3 +119,17 @@ def rate_sequence(
     for table in matches:
         current = apply_deltas(current, rate_match(current, table, k))
     return current
+
+
+def elo_margin(games: int) -> float | None:
+    """The half-width of a rough 95% interval of an Elo rating after `games` matches.
+
+    As if each match were one comparison with an equal opponent: the score's standard error
+    0.5 / sqrt(n) through the slope of the Elo curve at even odds, 400 / (ln 10 * 0.25), gives
+    1.96 * 347.4 / sqrt(n) = 681 / sqrt(n) Elo. It ignores the opponents' own uncertainty and
+    the extra comparisons of a bigger table, so it is a guide to when two bots are not yet
+    distinguishable, not a confidence statement. None before the first match.
+    """
+    if games <= 0:
+        return None
+    return 1.959963984540054 * 400 / (math.log(10) * 0.5) / math.sqrt(games)

@@ -11,8 +11,12 @@ from arena.storage import Database
 from arena.storage.tournaments import round_rows, running_tournament_ids
 from arena.tournament.tables import tables
 
-# Rounds whose tables have been waiting this long since their last dispatch are dispatched again.
+# Rounds with a table still unhosted this long after their last dispatch are dispatched again.
 REDISPATCH_AFTER = float(os.environ.get("ARENA_REDISPATCH_AFTER", "60"))
+# Rounds paired but never dispatched are dispatched this long after their pairing: the call that
+# closed the round before paired it, then failed before it could dispatch (Postgres or Redis went
+# away), and only that call dispatches the next round.
+UNSENT_AFTER = float(os.environ.get("ARENA_UNSENT_AFTER", "15"))
 
 
 class Nudge(enum.StrEnum):
@@ -23,7 +27,8 @@ class Nudge(enum.StrEnum):
     ADVANCE = "advance"
     """The round closed but the next was never dispatched."""
     DISPATCH = "dispatch"
-    """Tables waited too long since their dispatch, or an aborted table awaits its replay."""
+    """A table still has no match long after its dispatch (or after its pairing, when the round
+    was never dispatched), or an aborted table awaits its replay."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +60,14 @@ async def stalled(db: Database, now: float | None = None) -> list[Repair]:
         dispatched = last.dispatched_at or last.started_at
         # An aborted table whose task died before replaying it need not wait for the timeout.
         replays = any(t.needs_replay for t in current)
-        if replays or now - dispatched.timestamp() > REDISPATCH_AFTER:
+        # A table whose match exists is decided by the referees whatever became of its task,
+        # and CLOSE follows once every table is: dispatching it again only adds a task that
+        # holds a worker slot for as long as the match plays. Round after slow round, such
+        # tasks filled the workers and other tournaments' rounds waited minutes to close
+        # (found by the chaos soak, bench/chaos.py --minutes 30 --seed 26).
+        unhosted = any(t.match_id is None for t in current if not t.is_over)
+        waited = now - dispatched.timestamp()
+        limit = UNSENT_AFTER if last.dispatched_at is None else REDISPATCH_AFTER
+        if replays or (unhosted and waited > limit):
             out.append(Repair(tournament_id, last.round_no, Nudge.DISPATCH))
     return out

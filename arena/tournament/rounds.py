@@ -88,6 +88,8 @@ class Step:
     tables: tuple[Table, ...]
     closed_now: bool = False
     """Whether this call closed the previous round (only that call dispatches the next one)."""
+    started_now: bool = False
+    """Whether this call started the tournament (only that call dispatches its first round)."""
 
     @property
     def finished(self) -> bool:
@@ -114,14 +116,18 @@ async def _info(db: Database, tournament_id: int) -> TournamentRow:
 
 
 async def start(db: Database, tournament_id: int) -> Step:
-    """Mark the tournament running and pair its first round; repeating it changes nothing."""
+    """Mark the tournament running and pair its first round; repeating it changes nothing (and
+    returns `started_now=False`: beat may send a due tournament's start more than once)."""
     async with db.transaction("start tournament") as conn:
-        await conn.execute(query("set_tournament_running"), {"tournament_id": tournament_id})
+        cursor = await conn.execute(
+            query("set_tournament_running"), {"tournament_id": tournament_id}
+        )
+        started = await cursor.fetchone() is not None
     info = await _info(db, tournament_id)
     if info.status is TournamentStatus.FINISHED:
         return Step(0, ())
     round_no = max(1, info.current_round)
-    return Step(round_no, await pair(db, tournament_id, round_no))
+    return Step(round_no, await pair(db, tournament_id, round_no), started_now=started)
 
 
 async def pair(db: Database, tournament_id: int, round_no: int) -> tuple[Table, ...]:

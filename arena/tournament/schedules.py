@@ -179,6 +179,11 @@ async def run_due(db: Database, connected: Connected, now: datetime | None = Non
                 },
             )
             if tournament_id is not None:
+                # The schedule's owner manages its editions too (migration 0010).
+                await conn.execute(
+                    query("inherit_schedule_owner"),
+                    {"tournament_id": tournament_id, "schedule_id": schedule.id},
+                )
                 created.append(tournament_id)
     return created
 

@@ -3,8 +3,10 @@
 isort:skip_file
 The public API: bots, games, matches, spectating and replays; tournaments and leaderboards.
 
-Calls marked "admin" need the metadata `authorization: Bearer <admin token>`; without it they
-fail with UNAUTHENTICATED (missing) or PERMISSION_DENIED (wrong).
+Calls marked "admin" need the metadata `authorization: Bearer <key>` of an account the
+permission table (arena/referee/permissions.py) allows: organisers for their own tournaments,
+schedules and ladders, admins for all (the operator's admin token is the first admin's key).
+Without a key they fail with UNAUTHENTICATED, with a key not allowed with PERMISSION_DENIED.
 """
 
 from arena.v1 import common_pb2 as _common_pb2
@@ -106,6 +108,70 @@ RATING_SYSTEM_ELO: RatingSystem.ValueType  # 1
 RATING_SYSTEM_OPENSKILL: RatingSystem.ValueType  # 2
 """OpenSkill's Plackett-Luce model, made for multiplayer tables."""
 Global___RatingSystem: _TypeAlias = RatingSystem  # noqa: Y015
+
+class _VersionTestStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _VersionTestStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_VersionTestStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    VERSION_TEST_STATUS_UNSPECIFIED: _VersionTestStatus.ValueType  # 0
+    """Not set."""
+    VERSION_TEST_STATUS_RUNNING: _VersionTestStatus.ValueType  # 1
+    """Playing sets."""
+    VERSION_TEST_STATUS_H0: _VersionTestStatus.ValueType  # 2
+    """The LLR reached its lower bound: H0 accepted."""
+    VERSION_TEST_STATUS_H1: _VersionTestStatus.ValueType  # 3
+    """The LLR reached its upper bound: H1 accepted."""
+    VERSION_TEST_STATUS_CAPPED: _VersionTestStatus.ValueType  # 4
+    """Stopped at max_matches, with the estimate and its interval."""
+    VERSION_TEST_STATUS_STOPPED: _VersionTestStatus.ValueType  # 5
+    """Stopped by an operator."""
+
+class VersionTestStatus(_VersionTestStatus, metaclass=_VersionTestStatusEnumTypeWrapper):
+    """Where a version test stands."""
+
+VERSION_TEST_STATUS_UNSPECIFIED: VersionTestStatus.ValueType  # 0
+"""Not set."""
+VERSION_TEST_STATUS_RUNNING: VersionTestStatus.ValueType  # 1
+"""Playing sets."""
+VERSION_TEST_STATUS_H0: VersionTestStatus.ValueType  # 2
+"""The LLR reached its lower bound: H0 accepted."""
+VERSION_TEST_STATUS_H1: VersionTestStatus.ValueType  # 3
+"""The LLR reached its upper bound: H1 accepted."""
+VERSION_TEST_STATUS_CAPPED: VersionTestStatus.ValueType  # 4
+"""Stopped at max_matches, with the estimate and its interval."""
+VERSION_TEST_STATUS_STOPPED: VersionTestStatus.ValueType  # 5
+"""Stopped by an operator."""
+Global___VersionTestStatus: _TypeAlias = VersionTestStatus  # noqa: Y015
+
+class _VersionTestSetStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _VersionTestSetStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_VersionTestSetStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    VERSION_TEST_SET_STATUS_UNSPECIFIED: _VersionTestSetStatus.ValueType  # 0
+    """Not set."""
+    VERSION_TEST_SET_STATUS_PLAYING: _VersionTestSetStatus.ValueType  # 1
+    """Its matches are playing (or about to)."""
+    VERSION_TEST_SET_STATUS_COUNTED: _VersionTestSetStatus.ValueType  # 2
+    """Every match finished; its score is counted."""
+    VERSION_TEST_SET_STATUS_VOID: _VersionTestSetStatus.ValueType  # 3
+    """A match aborted on both attempts: not counted."""
+
+class VersionTestSetStatus(_VersionTestSetStatus, metaclass=_VersionTestSetStatusEnumTypeWrapper):
+    """Where a paired set stands."""
+
+VERSION_TEST_SET_STATUS_UNSPECIFIED: VersionTestSetStatus.ValueType  # 0
+"""Not set."""
+VERSION_TEST_SET_STATUS_PLAYING: VersionTestSetStatus.ValueType  # 1
+"""Its matches are playing (or about to)."""
+VERSION_TEST_SET_STATUS_COUNTED: VersionTestSetStatus.ValueType  # 2
+"""Every match finished; its score is counted."""
+VERSION_TEST_SET_STATUS_VOID: VersionTestSetStatus.ValueType  # 3
+"""A match aborted on both attempts: not counted."""
+Global___VersionTestSetStatus: _TypeAlias = VersionTestSetStatus  # noqa: Y015
 
 @_typing.final
 class RegisterBotRequest(_message.Message):
@@ -291,6 +357,7 @@ class CreateMatchRequest(_message.Message):
     TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
     ROUND_NO_FIELD_NUMBER: _builtins.int
     TABLE_NO_FIELD_NUMBER: _builtins.int
+    REQUIRE_CONNECTED_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game's registry name."""
     seed: _builtins.int
@@ -303,6 +370,11 @@ class CreateMatchRequest(_message.Message):
     """For a tournament table: its round."""
     table_no: _builtins.int
     """For a tournament table: its table number within the round."""
+    require_connected: _builtins.bool
+    """Refuse with FAILED_PRECONDITION ("not connected: NAME, ...") instead of creating the match
+    when any of the bots has no open stream to a live referee of the arena. Checked after every
+    other argument. Unset: the match waits connect_timeout for them, then starts without them.
+    """
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The bots in seat order, by name; a bot may appear once."""
@@ -331,10 +403,11 @@ class CreateMatchRequest(_message.Message):
         tournament_id: _builtins.int = ...,
         round_no: _builtins.int = ...,
         table_no: _builtins.int = ...,
+        require_connected: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "connect_timeout", b"connect_timeout", "options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "clock", b"clock", "connect_timeout", b"connect_timeout", "game", b"game", "options", b"options", "round_no", b"round_no", "seed", b"seed", "table_no", b"table_no", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "clock", b"clock", "connect_timeout", b"connect_timeout", "game", b"game", "options", b"options", "require_connected", b"require_connected", "round_no", b"round_no", "seed", b"seed", "table_no", b"table_no", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1490,22 +1563,28 @@ class GetBotStatsRequest(_message.Message):
     BOT_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     PROBLEMS_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
     bot: _builtins.str
     """The bot's name."""
     game: _builtins.str
     """Only this game; empty means every game."""
     problems: _builtins.int
     """At most this many Problems per game (default 10, at most 100)."""
+    version: _builtins.str
+    """Only the matches this version of the bot played (its label, e.g. "v2"); empty means every
+    version. An unknown label fails with NOT_FOUND.
+    """
     def __init__(
         self,
         *,
         bot: _builtins.str = ...,
         game: _builtins.str = ...,
         problems: _builtins.int = ...,
+        version: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "game", b"game", "problems", b"problems"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "game", b"game", "problems", b"problems", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1772,8 +1851,11 @@ class BotStats(_message.Message):
     BOT_FIELD_NUMBER: _builtins.int
     REGISTERED_AT_FIELD_NUMBER: _builtins.int
     GAMES_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
     bot: _builtins.str
     """The bot's name."""
+    version: _builtins.str
+    """The version the statistics are of, or empty for every version."""
     @_builtins.property
     def registered_at(self) -> _timestamp_pb2.Timestamp:
         """When it was registered."""
@@ -1788,10 +1870,11 @@ class BotStats(_message.Message):
         bot: _builtins.str = ...,
         registered_at: _timestamp_pb2.Timestamp | None = ...,
         games: _abc.Iterable[Global___GameStats] | None = ...,
+        version: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["registered_at", b"registered_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "games", b"games", "registered_at", b"registered_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "games", b"games", "registered_at", b"registered_at", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1887,3 +1970,343 @@ class ListRefereesResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListRefereesResponse: _TypeAlias = ListRefereesResponse  # noqa: Y015
+
+@_typing.final
+class StartVersionTestRequest(_message.Message):
+    """Asks to start a version test (docs/versiontests.md)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    CANDIDATE_FIELD_NUMBER: _builtins.int
+    BASELINE_FIELD_NUMBER: _builtins.int
+    ELO0_FIELD_NUMBER: _builtins.int
+    ELO1_FIELD_NUMBER: _builtins.int
+    ALPHA_FIELD_NUMBER: _builtins.int
+    BETA_FIELD_NUMBER: _builtins.int
+    FILLERS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    MAX_MATCHES_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    IN_FLIGHT_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """The game's registry name."""
+    candidate: _builtins.str
+    """The bot under test: NAME, or NAME@LABEL for one version of a bot (it plays as a bot of its
+    own named NAME@LABEL, made on first use; docs/versiontests.md).
+    """
+    baseline: _builtins.str
+    """The bot or version it is compared with, named the same way."""
+    elo0: _builtins.float
+    """H0: the candidate is elo0 stronger (logistic Elo)."""
+    elo1: _builtins.float
+    """H1: the candidate is elo1 stronger; must exceed elo0."""
+    alpha: _builtins.float
+    """The chance of accepting H1 when H0 holds; 0 means 0.05."""
+    beta: _builtins.float
+    """The chance of accepting H0 when H1 holds; 0 means 0.05."""
+    seats: _builtins.int
+    """Seats per match; 0 means 2."""
+    max_matches: _builtins.int
+    """Stop with the estimate once this many matches are counted; 0 means no cap."""
+    in_flight: _builtins.int
+    """Sets playing at once; 0 means 2."""
+    @_builtins.property
+    def fillers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Bots for the other seats, by name: at least seats - 2 of them."""
+
+    @_builtins.property
+    def clock(self) -> _common_pb2.Clock:
+        """The time control of its matches; unset fields take the referee's defaults."""
+
+    @_builtins.property
+    def options(self) -> _struct_pb2.Struct:
+        """Match options; unknown names fail with INVALID_ARGUMENT."""
+
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        candidate: _builtins.str = ...,
+        baseline: _builtins.str = ...,
+        elo0: _builtins.float = ...,
+        elo1: _builtins.float = ...,
+        alpha: _builtins.float = ...,
+        beta: _builtins.float = ...,
+        fillers: _abc.Iterable[_builtins.str] | None = ...,
+        seats: _builtins.int = ...,
+        max_matches: _builtins.int = ...,
+        clock: _common_pb2.Clock | None = ...,
+        options: _struct_pb2.Struct | None = ...,
+        in_flight: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "options", b"options"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alpha", b"alpha", "baseline", b"baseline", "beta", b"beta", "candidate", b"candidate", "clock", b"clock", "elo0", b"elo0", "elo1", b"elo1", "fillers", b"fillers", "game", b"game", "in_flight", b"in_flight", "max_matches", b"max_matches", "options", b"options", "seats", b"seats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StartVersionTestRequest: _TypeAlias = StartVersionTestRequest  # noqa: Y015
+
+@_typing.final
+class GetVersionTestRequest(_message.Message):
+    """Asks for a version test."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TEST_ID_FIELD_NUMBER: _builtins.int
+    test_id: _builtins.int
+    """The test's id."""
+    def __init__(
+        self,
+        *,
+        test_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["test_id", b"test_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetVersionTestRequest: _TypeAlias = GetVersionTestRequest  # noqa: Y015
+
+@_typing.final
+class StopVersionTestRequest(_message.Message):
+    """Asks to stop a version test."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TEST_ID_FIELD_NUMBER: _builtins.int
+    test_id: _builtins.int
+    """The test's id."""
+    def __init__(
+        self,
+        *,
+        test_id: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["test_id", b"test_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StopVersionTestRequest: _TypeAlias = StopVersionTestRequest  # noqa: Y015
+
+@_typing.final
+class ListVersionTestsRequest(_message.Message):
+    """Asks for the newest version tests."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LIMIT_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    limit: _builtins.int
+    """At most this many; 0 means 50, at most 500."""
+    status: Global___VersionTestStatus.ValueType
+    """Only tests in this state; unspecified means all."""
+    def __init__(
+        self,
+        *,
+        limit: _builtins.int = ...,
+        status: Global___VersionTestStatus.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListVersionTestsRequest: _TypeAlias = ListVersionTestsRequest  # noqa: Y015
+
+@_typing.final
+class ListVersionTestsResponse(_message.Message):
+    """Version tests, newest first."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TESTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tests(self) -> _containers.RepeatedCompositeFieldContainer[Global___VersionTest]:
+        """The tests, without their sets and estimate."""
+
+    def __init__(
+        self,
+        *,
+        tests: _abc.Iterable[Global___VersionTest] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tests", b"tests"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListVersionTestsResponse: _TypeAlias = ListVersionTestsResponse  # noqa: Y015
+
+@_typing.final
+class VersionTestSet(_message.Message):
+    """One paired set of a version test."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SET_NO_FIELD_NUMBER: _builtins.int
+    ATTEMPT_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
+    LLR_FIELD_NUMBER: _builtins.int
+    COUNTED_AT_FIELD_NUMBER: _builtins.int
+    MATCH_IDS_FIELD_NUMBER: _builtins.int
+    set_no: _builtins.int
+    """The set's number, from 0."""
+    attempt: _builtins.int
+    """1, or 2 after an aborted match replayed the set."""
+    status: Global___VersionTestSetStatus.ValueType
+    """Where it stands."""
+    score: _builtins.float
+    """The candidate's mean score against the baseline, once counted."""
+    llr: _builtins.float
+    """The test's LLR just after this set was counted."""
+    @_builtins.property
+    def counted_at(self) -> _timestamp_pb2.Timestamp:
+        """When it was counted."""
+
+    @_builtins.property
+    def match_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Its matches, every attempt, in play order."""
+
+    def __init__(
+        self,
+        *,
+        set_no: _builtins.int = ...,
+        attempt: _builtins.int = ...,
+        status: Global___VersionTestSetStatus.ValueType = ...,
+        score: _builtins.float = ...,
+        llr: _builtins.float = ...,
+        counted_at: _timestamp_pb2.Timestamp | None = ...,
+        match_ids: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["counted_at", b"counted_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempt", b"attempt", "counted_at", b"counted_at", "llr", b"llr", "match_ids", b"match_ids", "score", b"score", "set_no", b"set_no", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VersionTestSet: _TypeAlias = VersionTestSet  # noqa: Y015
+
+@_typing.final
+class VersionTest(_message.Message):
+    """A version test."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TEST_ID_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    CANDIDATE_FIELD_NUMBER: _builtins.int
+    BASELINE_FIELD_NUMBER: _builtins.int
+    FILLERS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    ELO0_FIELD_NUMBER: _builtins.int
+    ELO1_FIELD_NUMBER: _builtins.int
+    ALPHA_FIELD_NUMBER: _builtins.int
+    BETA_FIELD_NUMBER: _builtins.int
+    MAX_MATCHES_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    LLR_FIELD_NUMBER: _builtins.int
+    LOWER_BOUND_FIELD_NUMBER: _builtins.int
+    UPPER_BOUND_FIELD_NUMBER: _builtins.int
+    MATCHES_COUNTED_FIELD_NUMBER: _builtins.int
+    ELO_FIELD_NUMBER: _builtins.int
+    ELO_LOW_FIELD_NUMBER: _builtins.int
+    ELO_HIGH_FIELD_NUMBER: _builtins.int
+    SETS_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    FINISHED_AT_FIELD_NUMBER: _builtins.int
+    OWNER_FIELD_NUMBER: _builtins.int
+    test_id: _builtins.int
+    """The test's id."""
+    game: _builtins.str
+    """The game's registry name."""
+    candidate: _builtins.str
+    """The bot under test."""
+    baseline: _builtins.str
+    """The bot it is compared with."""
+    seats: _builtins.int
+    """Seats per match."""
+    elo0: _builtins.float
+    """H0's Elo."""
+    elo1: _builtins.float
+    """H1's Elo."""
+    alpha: _builtins.float
+    """The false-positive rate."""
+    beta: _builtins.float
+    """The false-negative rate."""
+    max_matches: _builtins.int
+    """The match cap, or 0."""
+    status: Global___VersionTestStatus.ValueType
+    """Where it stands."""
+    llr: _builtins.float
+    """The log-likelihood ratio of H1 over H0 now."""
+    lower_bound: _builtins.float
+    """log(beta / (1 - alpha)): H0 is accepted at or below it."""
+    upper_bound: _builtins.float
+    """log((1 - beta) / alpha): H1 is accepted at or above it."""
+    matches_counted: _builtins.int
+    """Matches in counted sets."""
+    elo: _builtins.float
+    """The candidate's Elo over the baseline, estimated from the counted sets."""
+    elo_low: _builtins.float
+    """The low end of its 95% interval."""
+    elo_high: _builtins.float
+    """The high end of its 95% interval."""
+    owner: _builtins.str
+    """The account that started it (empty for tests started before accounts)."""
+    @_builtins.property
+    def fillers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The bots in the other seats."""
+
+    @_builtins.property
+    def sets(self) -> _containers.RepeatedCompositeFieldContainer[Global___VersionTestSet]:
+        """Every set, in order."""
+
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp:
+        """When it started."""
+
+    @_builtins.property
+    def finished_at(self) -> _timestamp_pb2.Timestamp:
+        """When it stopped, once it has."""
+
+    def __init__(
+        self,
+        *,
+        test_id: _builtins.int = ...,
+        game: _builtins.str = ...,
+        candidate: _builtins.str = ...,
+        baseline: _builtins.str = ...,
+        fillers: _abc.Iterable[_builtins.str] | None = ...,
+        seats: _builtins.int = ...,
+        elo0: _builtins.float = ...,
+        elo1: _builtins.float = ...,
+        alpha: _builtins.float = ...,
+        beta: _builtins.float = ...,
+        max_matches: _builtins.int = ...,
+        status: Global___VersionTestStatus.ValueType = ...,
+        llr: _builtins.float = ...,
+        lower_bound: _builtins.float = ...,
+        upper_bound: _builtins.float = ...,
+        matches_counted: _builtins.int = ...,
+        elo: _builtins.float = ...,
+        elo_low: _builtins.float = ...,
+        elo_high: _builtins.float = ...,
+        sets: _abc.Iterable[Global___VersionTestSet] | None = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+        finished_at: _timestamp_pb2.Timestamp | None = ...,
+        owner: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "finished_at", b"finished_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alpha", b"alpha", "baseline", b"baseline", "beta", b"beta", "candidate", b"candidate", "created_at", b"created_at", "elo", b"elo", "elo0", b"elo0", "elo1", b"elo1", "elo_high", b"elo_high", "elo_low", b"elo_low", "fillers", b"fillers", "finished_at", b"finished_at", "game", b"game", "llr", b"llr", "lower_bound", b"lower_bound", "matches_counted", b"matches_counted", "max_matches", b"max_matches", "owner", b"owner", "seats", b"seats", "sets", b"sets", "status", b"status", "test_id", b"test_id", "upper_bound", b"upper_bound"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VersionTest: _TypeAlias = VersionTest  # noqa: Y015

@@ -145,6 +145,26 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.ListRefereesRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.ListRefereesResponse.FromString,
                 _registered_method=True)
+        self.StartVersionTest = channel.unary_unary(
+                '/arena.v1.ArenaService/StartVersionTest',
+                request_serializer=arena_dot_v1_dot_arena__pb2.StartVersionTestRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.VersionTest.FromString,
+                _registered_method=True)
+        self.GetVersionTest = channel.unary_unary(
+                '/arena.v1.ArenaService/GetVersionTest',
+                request_serializer=arena_dot_v1_dot_arena__pb2.GetVersionTestRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.VersionTest.FromString,
+                _registered_method=True)
+        self.StopVersionTest = channel.unary_unary(
+                '/arena.v1.ArenaService/StopVersionTest',
+                request_serializer=arena_dot_v1_dot_arena__pb2.StopVersionTestRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.VersionTest.FromString,
+                _registered_method=True)
+        self.ListVersionTests = channel.unary_unary(
+                '/arena.v1.ArenaService/ListVersionTests',
+                request_serializer=arena_dot_v1_dot_arena__pb2.ListVersionTestsRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.ListVersionTestsResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -308,6 +328,36 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StartVersionTest(self, request, context):
+        """Start a version test: a candidate against a baseline in paired sets of seeded matches until
+        a GSPRT accepts one hypothesis (an organiser, the owner of both sides, or an admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetVersionTest(self, request, context):
+        """A version test with its sets, its LLR against its bounds and its Elo estimate.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StopVersionTest(self, request, context):
+        """Stop a running version test; matches still playing finish uncounted (whoever started it,
+        an organiser, the owner of both sides, or an admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListVersionTests(self, request, context):
+        """The newest version tests first, each without its sets and estimate.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -420,6 +470,26 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.ListReferees,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.ListRefereesRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.ListRefereesResponse.SerializeToString,
+            ),
+            'StartVersionTest': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartVersionTest,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.StartVersionTestRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.VersionTest.SerializeToString,
+            ),
+            'GetVersionTest': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetVersionTest,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.GetVersionTestRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.VersionTest.SerializeToString,
+            ),
+            'StopVersionTest': grpc.unary_unary_rpc_method_handler(
+                    servicer.StopVersionTest,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.StopVersionTestRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.VersionTest.SerializeToString,
+            ),
+            'ListVersionTests': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListVersionTests,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.ListVersionTestsRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.ListVersionTestsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1017,6 +1087,114 @@ class ArenaService:
             '/arena.v1.ArenaService/ListReferees',
             arena_dot_v1_dot_arena__pb2.ListRefereesRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.ListRefereesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartVersionTest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/StartVersionTest',
+            arena_dot_v1_dot_arena__pb2.StartVersionTestRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.VersionTest.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetVersionTest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/GetVersionTest',
+            arena_dot_v1_dot_arena__pb2.GetVersionTestRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.VersionTest.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StopVersionTest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/StopVersionTest',
+            arena_dot_v1_dot_arena__pb2.StopVersionTestRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.VersionTest.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListVersionTests(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/ListVersionTests',
+            arena_dot_v1_dot_arena__pb2.ListVersionTestsRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.ListVersionTestsResponse.FromString,
             options,
             channel_credentials,
             insecure,

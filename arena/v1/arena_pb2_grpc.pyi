@@ -3,8 +3,10 @@
 isort:skip_file
 The public API: bots, games, matches, spectating and replays; tournaments and leaderboards.
 
-Calls marked "admin" need the metadata `authorization: Bearer <admin token>`; without it they
-fail with UNAUTHENTICATED (missing) or PERMISSION_DENIED (wrong).
+Calls marked "admin" need the metadata `authorization: Bearer <key>` of an account the
+permission table (arena/referee/permissions.py) allows: organisers for their own tournaments,
+schedules and ladders, admins for all (the operator's admin token is the first admin's key).
+Without a key they fail with UNAUTHENTICATED, with a key not allowed with PERMISSION_DENIED.
 """
 
 from arena.v1 import arena_pb2 as _arena_pb2
@@ -87,6 +89,18 @@ class ArenaServiceStub:
     """Stops making a game's ladder matches; running ones finish (admin)."""
     ListReferees: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListRefereesRequest, _arena_pb2.ListRefereesResponse]
     """The live referees of this arena, with their load (any referee answers for all)."""
+    StartVersionTest: _grpc.UnaryUnaryMultiCallable[_arena_pb2.StartVersionTestRequest, _arena_pb2.VersionTest]
+    """Start a version test: a candidate against a baseline in paired sets of seeded matches until
+    a GSPRT accepts one hypothesis (an organiser, the owner of both sides, or an admin).
+    """
+    GetVersionTest: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetVersionTestRequest, _arena_pb2.VersionTest]
+    """A version test with its sets, its LLR against its bounds and its Elo estimate."""
+    StopVersionTest: _grpc.UnaryUnaryMultiCallable[_arena_pb2.StopVersionTestRequest, _arena_pb2.VersionTest]
+    """Stop a running version test; matches still playing finish uncounted (whoever started it,
+    an organiser, the owner of both sides, or an admin).
+    """
+    ListVersionTests: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListVersionTestsRequest, _arena_pb2.ListVersionTestsResponse]
+    """The newest version tests first, each without its sets and estimate."""
 
 @_typing.type_check_only
 class ArenaServiceAsyncStub(ArenaServiceStub):
@@ -143,6 +157,18 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     """Stops making a game's ladder matches; running ones finish (admin)."""
     ListReferees: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListRefereesRequest, _arena_pb2.ListRefereesResponse]  # type: ignore[assignment]
     """The live referees of this arena, with their load (any referee answers for all)."""
+    StartVersionTest: _aio.UnaryUnaryMultiCallable[_arena_pb2.StartVersionTestRequest, _arena_pb2.VersionTest]  # type: ignore[assignment]
+    """Start a version test: a candidate against a baseline in paired sets of seeded matches until
+    a GSPRT accepts one hypothesis (an organiser, the owner of both sides, or an admin).
+    """
+    GetVersionTest: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetVersionTestRequest, _arena_pb2.VersionTest]  # type: ignore[assignment]
+    """A version test with its sets, its LLR against its bounds and its Elo estimate."""
+    StopVersionTest: _aio.UnaryUnaryMultiCallable[_arena_pb2.StopVersionTestRequest, _arena_pb2.VersionTest]  # type: ignore[assignment]
+    """Stop a running version test; matches still playing finish uncounted (whoever started it,
+    an organiser, the owner of both sides, or an admin).
+    """
+    ListVersionTests: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListVersionTestsRequest, _arena_pb2.ListVersionTestsResponse]  # type: ignore[assignment]
+    """The newest version tests first, each without its sets and estimate."""
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     """The arena's public service."""
@@ -328,5 +354,41 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.ListRefereesResponse, _abc.Awaitable[_arena_pb2.ListRefereesResponse]]:
         """The live referees of this arena, with their load (any referee answers for all)."""
+
+    @_abc_1.abstractmethod
+    def StartVersionTest(
+        self,
+        request: _arena_pb2.StartVersionTestRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.VersionTest, _abc.Awaitable[_arena_pb2.VersionTest]]:
+        """Start a version test: a candidate against a baseline in paired sets of seeded matches until
+        a GSPRT accepts one hypothesis (an organiser, the owner of both sides, or an admin).
+        """
+
+    @_abc_1.abstractmethod
+    def GetVersionTest(
+        self,
+        request: _arena_pb2.GetVersionTestRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.VersionTest, _abc.Awaitable[_arena_pb2.VersionTest]]:
+        """A version test with its sets, its LLR against its bounds and its Elo estimate."""
+
+    @_abc_1.abstractmethod
+    def StopVersionTest(
+        self,
+        request: _arena_pb2.StopVersionTestRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.VersionTest, _abc.Awaitable[_arena_pb2.VersionTest]]:
+        """Stop a running version test; matches still playing finish uncounted (whoever started it,
+        an organiser, the owner of both sides, or an admin).
+        """
+
+    @_abc_1.abstractmethod
+    def ListVersionTests(
+        self,
+        request: _arena_pb2.ListVersionTestsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListVersionTestsResponse, _abc.Awaitable[_arena_pb2.ListVersionTestsResponse]]:
+        """The newest version tests first, each without its sets and estimate."""
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

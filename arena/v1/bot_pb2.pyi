@@ -44,9 +44,9 @@ class _ProblemKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ProblemKi
     PROBLEM_KIND_ILLEGAL_ACTION: _ProblemKind.ValueType  # 3
     """The answer parsed but was not legal; the default action was played."""
     PROBLEM_KIND_STALE_DECISION: _ProblemKind.ValueType  # 4
-    """The answer named a decision that is not open. If another decision of the seat is open, the
-    answer counts as a bad answer to it (default action and a strike); a late answer to a
-    decision already closed, or a second answer to an open one, is only ignored.
+    """The answer named a decision that is not open for the seat (a late answer, a decision never
+    asked, or a second answer to an open one): it was ignored, without a strike. An open decision
+    of the seat still waits for the answer that names it.
     """
     PROBLEM_KIND_NOT_YOUR_DECISION: _ProblemKind.ValueType  # 5
     """The answer named a seat or match this bot does not hold; it was ignored."""
@@ -69,9 +69,9 @@ PROBLEM_KIND_INVALID_ACTION: ProblemKind.ValueType  # 2
 PROBLEM_KIND_ILLEGAL_ACTION: ProblemKind.ValueType  # 3
 """The answer parsed but was not legal; the default action was played."""
 PROBLEM_KIND_STALE_DECISION: ProblemKind.ValueType  # 4
-"""The answer named a decision that is not open. If another decision of the seat is open, the
-answer counts as a bad answer to it (default action and a strike); a late answer to a
-decision already closed, or a second answer to an open one, is only ignored.
+"""The answer named a decision that is not open for the seat (a late answer, a decision never
+asked, or a second answer to an open one): it was ignored, without a strike. An open decision
+of the seat still waits for the answer that names it.
 """
 PROBLEM_KIND_NOT_YOUR_DECISION: ProblemKind.ValueType  # 5
 """The answer named a seat or match this bot does not hold; it was ignored."""
@@ -177,6 +177,7 @@ class ArenaMessage(_message.Message):
     PROBLEM_FIELD_NUMBER: _builtins.int
     MATCH_END_FIELD_NUMBER: _builtins.int
     HEARTBEAT_FIELD_NUMBER: _builtins.int
+    MATCH_HOST_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def welcome(self) -> Global___Welcome:
         """The answer to Hello."""
@@ -201,6 +202,12 @@ class ArenaMessage(_message.Message):
     def heartbeat(self) -> Global___Heartbeat:
         """The answer to the bot's heartbeat."""
 
+    @_builtins.property
+    def match_host(self) -> Global___MatchHost:
+        """Which referee of the arena hosts a match of this bot (sent to a bot that asked for it in
+        Hello, when the match is placed on another referee than the one its stream is open on).
+        """
+
     def __init__(
         self,
         *,
@@ -210,12 +217,13 @@ class ArenaMessage(_message.Message):
         problem: Global___Problem | None = ...,
         match_end: Global___MatchEnd | None = ...,
         heartbeat: Global___Heartbeat | None = ...,
+        match_host: Global___MatchHost | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "heartbeat", b"heartbeat", "kind", b"kind", "match_end", b"match_end", "match_start", b"match_start", "problem", b"problem", "welcome", b"welcome"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "heartbeat", b"heartbeat", "kind", b"kind", "match_end", b"match_end", "match_host", b"match_host", "match_start", b"match_start", "problem", b"problem", "welcome", b"welcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "heartbeat", b"heartbeat", "kind", b"kind", "match_end", b"match_end", "match_start", b"match_start", "problem", b"problem", "welcome", b"welcome"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "heartbeat", b"heartbeat", "kind", b"kind", "match_end", b"match_end", "match_host", b"match_host", "match_start", b"match_start", "problem", b"problem", "welcome", b"welcome"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "match_start", "decision", "problem", "match_end", "heartbeat"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "match_start", "decision", "problem", "match_end", "heartbeat", "match_host"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -230,6 +238,7 @@ class Hello(_message.Message):
     TOKEN_FIELD_NUMBER: _builtins.int
     CLIENT_FIELD_NUMBER: _builtins.int
     FORM_FIELD_NUMBER: _builtins.int
+    FOLLOW_HOST_FIELD_NUMBER: _builtins.int
     token: _builtins.str
     """The bot's secret token, as shown once at registration."""
     client: _builtins.str
@@ -238,16 +247,22 @@ class Hello(_message.Message):
     """The forms in which this session's decision requests carry the view and the legal actions;
     unset means both (what bots written before this field get).
     """
+    follow_host: _builtins.bool
+    """Whether this bot follows its matches: told by MatchHost that a match is hosted on another
+    referee, it reopens its stream there before the match starts. The host then waits briefly
+    for it instead of relaying the match's messages. Unset (false) for bots written before it.
+    """
     def __init__(
         self,
         *,
         token: _builtins.str = ...,
         client: _builtins.str = ...,
         form: Global___PayloadForm.ValueType = ...,
+        follow_host: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["client", b"client", "form", b"form", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client", b"client", "follow_host", b"follow_host", "form", b"form", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -264,6 +279,7 @@ class Welcome(_message.Message):
     HEARTBEAT_INTERVAL_FIELD_NUMBER: _builtins.int
     RECONNECT_GRACE_FIELD_NUMBER: _builtins.int
     ACTIVE_MATCHES_FIELD_NUMBER: _builtins.int
+    REFEREE_FIELD_NUMBER: _builtins.int
     bot_id: _builtins.int
     """The bot's id."""
     bot_name: _builtins.str
@@ -271,6 +287,10 @@ class Welcome(_message.Message):
     active_matches: _builtins.int
     """The number of matches this bot is in right now; their MatchStart and pending
     DecisionRequests follow.
+    """
+    referee: _builtins.str
+    """The name of the referee this stream is open on (compare with MatchHost.referee); empty from
+    a referee older than this field.
     """
     @_builtins.property
     def heartbeat_interval(self) -> _duration_pb2.Duration:
@@ -288,14 +308,48 @@ class Welcome(_message.Message):
         heartbeat_interval: _duration_pb2.Duration | None = ...,
         reconnect_grace: _duration_pb2.Duration | None = ...,
         active_matches: _builtins.int = ...,
+        referee: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["heartbeat_interval", b"heartbeat_interval", "reconnect_grace", b"reconnect_grace"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_matches", b"active_matches", "bot_id", b"bot_id", "bot_name", b"bot_name", "heartbeat_interval", b"heartbeat_interval", "reconnect_grace", b"reconnect_grace"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_matches", b"active_matches", "bot_id", b"bot_id", "bot_name", b"bot_name", "heartbeat_interval", b"heartbeat_interval", "reconnect_grace", b"reconnect_grace", "referee", b"referee"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Welcome: _TypeAlias = Welcome  # noqa: Y015
+
+@_typing.final
+class MatchHost(_message.Message):
+    """A match of this bot is hosted by another referee of the arena than the one its stream is open
+    on. A bot that moves its stream there (close this stream, open one to `address`) plays the match
+    without a hop between referees; a bot that stays is relayed, as a bot that ignores this message.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    REFEREE_FIELD_NUMBER: _builtins.int
+    ADDRESS_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.int
+    """The match."""
+    referee: _builtins.str
+    """The hosting referee's name, as Welcome.referee names it."""
+    address: _builtins.str
+    """Where bots reach the hosting referee ("host:port")."""
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.int = ...,
+        referee: _builtins.str = ...,
+        address: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["address", b"address", "match_id", b"match_id", "referee", b"referee"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchHost: _TypeAlias = MatchHost  # noqa: Y015
 
 @_typing.final
 class MatchStart(_message.Message):

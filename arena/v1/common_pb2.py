@@ -25,30 +25,31 @@ _sym_db = _symbol_database.Default()
 from arena.v1 import crossing_pb2 as arena_dot_v1_dot_crossing__pb2
 from arena.v1 import hart_pb2 as arena_dot_v1_dot_hart__pb2
 from arena.v1 import loyang_pb2 as arena_dot_v1_dot_loyang__pb2
+from arena.v1 import openspiel_pb2 as arena_dot_v1_dot_openspiel__pb2
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61rena/v1/common.proto\x12\x08\x61rena.v1\x1a\x17\x61rena/v1/crossing.proto\x1a\x13\x61rena/v1/hart.proto\x1a\x15\x61rena/v1/loyang.proto\x1a\x1egoogle/protobuf/duration.proto\"\xb5\x01\n\x05\x43lock\x12/\n\x0cper_decision\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\'\n\x04\x62\x61nk\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12(\n\x05grace\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x18\n\x0bmax_strikes\x18\x04 \x01(\x05H\x00\x88\x01\x01\x42\x0e\n\x0c_max_strikes\"\x8a\x01\n\x08GameView\x12\"\n\x04hart\x18\x01 \x01(\x0b\x32\x12.arena.v1.HartViewH\x00\x12*\n\x08\x63rossing\x18\x02 \x01(\x0b\x32\x16.arena.v1.CrossingViewH\x00\x12&\n\x06loyang\x18\x03 \x01(\x0b\x32\x14.arena.v1.LoyangViewH\x00\x42\x06\n\x04game\"\x92\x01\n\nGameAction\x12$\n\x04hart\x18\x01 \x01(\x0b\x32\x14.arena.v1.HartActionH\x00\x12,\n\x08\x63rossing\x18\x02 \x01(\x0b\x32\x18.arena.v1.CrossingActionH\x00\x12(\n\x06loyang\x18\x03 \x01(\x0b\x32\x16.arena.v1.LoyangActionH\x00\x42\x06\n\x04game\"r\n\x08IntRange\x12&\n\x08template\x18\x01 \x01(\x0b\x32\x14.arena.v1.GameAction\x12\r\n\x05\x66ield\x18\x02 \x01(\t\x12\x0b\n\x03min\x18\x03 \x01(\x03\x12\x0b\n\x03max\x18\x04 \x01(\x03\x12\x15\n\rtemplate_json\x18\x05 \x01(\t\"n\n\x0b\x41\x63tionSpace\x12%\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x14.arena.v1.GameAction\x12\"\n\x06ranges\x18\x02 \x03(\x0b\x32\x12.arena.v1.IntRange\x12\x14\n\x0c\x61\x63tions_json\x18\x03 \x03(\t\"\x7f\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\x0c\n\x04rank\x18\x03 \x01(\x05\x12\r\n\x05score\x18\x04 \x01(\x01\x12\x0f\n\x07strikes\x18\x05 \x01(\x05\x12\x11\n\tforfeited\x18\x06 \x01(\x08\x12\x15\n\rrating_change\x18\x07 \x01(\x01*\x93\x01\n\x0bTermination\x12\x1b\n\x17TERMINATION_UNSPECIFIED\x10\x00\x12\x19\n\x15TERMINATION_COMPLETED\x10\x01\x12\x1a\n\x16TERMINATION_TURN_LIMIT\x10\x02\x12\x17\n\x13TERMINATION_FORFEIT\x10\x03\x12\x17\n\x13TERMINATION_ABORTED\x10\x04*\x94\x01\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MATCH_STATUS_PENDING\x10\x01\x12\x18\n\x14MATCH_STATUS_RUNNING\x10\x02\x12\x19\n\x15MATCH_STATUS_FINISHED\x10\x03\x12\x18\n\x14MATCH_STATUS_ABORTED\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61rena/v1/common.proto\x12\x08\x61rena.v1\x1a\x17\x61rena/v1/crossing.proto\x1a\x13\x61rena/v1/hart.proto\x1a\x15\x61rena/v1/loyang.proto\x1a\x18\x61rena/v1/openspiel.proto\x1a\x1egoogle/protobuf/duration.proto\"\xb5\x01\n\x05\x43lock\x12/\n\x0cper_decision\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\'\n\x04\x62\x61nk\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12(\n\x05grace\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x18\n\x0bmax_strikes\x18\x04 \x01(\x05H\x00\x88\x01\x01\x42\x0e\n\x0c_max_strikes\"\xb8\x01\n\x08GameView\x12\"\n\x04hart\x18\x01 \x01(\x0b\x32\x12.arena.v1.HartViewH\x00\x12*\n\x08\x63rossing\x18\x02 \x01(\x0b\x32\x16.arena.v1.CrossingViewH\x00\x12&\n\x06loyang\x18\x03 \x01(\x0b\x32\x14.arena.v1.LoyangViewH\x00\x12,\n\topenspiel\x18\x04 \x01(\x0b\x32\x17.arena.v1.OpenSpielViewH\x00\x42\x06\n\x04game\"\x92\x01\n\nGameAction\x12$\n\x04hart\x18\x01 \x01(\x0b\x32\x14.arena.v1.HartActionH\x00\x12,\n\x08\x63rossing\x18\x02 \x01(\x0b\x32\x18.arena.v1.CrossingActionH\x00\x12(\n\x06loyang\x18\x03 \x01(\x0b\x32\x16.arena.v1.LoyangActionH\x00\x42\x06\n\x04game\"r\n\x08IntRange\x12&\n\x08template\x18\x01 \x01(\x0b\x32\x14.arena.v1.GameAction\x12\r\n\x05\x66ield\x18\x02 \x01(\t\x12\x0b\n\x03min\x18\x03 \x01(\x03\x12\x0b\n\x03max\x18\x04 \x01(\x03\x12\x15\n\rtemplate_json\x18\x05 \x01(\t\"n\n\x0b\x41\x63tionSpace\x12%\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x14.arena.v1.GameAction\x12\"\n\x06ranges\x18\x02 \x03(\x0b\x32\x12.arena.v1.IntRange\x12\x14\n\x0c\x61\x63tions_json\x18\x03 \x03(\t\"\x90\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\x0c\n\x04rank\x18\x03 \x01(\x05\x12\r\n\x05score\x18\x04 \x01(\x01\x12\x0f\n\x07strikes\x18\x05 \x01(\x05\x12\x11\n\tforfeited\x18\x06 \x01(\x08\x12\x15\n\rrating_change\x18\x07 \x01(\x01\x12\x0f\n\x07version\x18\x08 \x01(\t*\x93\x01\n\x0bTermination\x12\x1b\n\x17TERMINATION_UNSPECIFIED\x10\x00\x12\x19\n\x15TERMINATION_COMPLETED\x10\x01\x12\x1a\n\x16TERMINATION_TURN_LIMIT\x10\x02\x12\x17\n\x13TERMINATION_FORFEIT\x10\x03\x12\x17\n\x13TERMINATION_ABORTED\x10\x04*\x94\x01\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MATCH_STATUS_PENDING\x10\x01\x12\x18\n\x14MATCH_STATUS_RUNNING\x10\x02\x12\x19\n\x15MATCH_STATUS_FINISHED\x10\x03\x12\x18\n\x14MATCH_STATUS_ABORTED\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TERMINATION']._serialized_start=968
-  _globals['_TERMINATION']._serialized_end=1115
-  _globals['_MATCHSTATUS']._serialized_start=1118
-  _globals['_MATCHSTATUS']._serialized_end=1266
-  _globals['_CLOCK']._serialized_start=137
-  _globals['_CLOCK']._serialized_end=318
-  _globals['_GAMEVIEW']._serialized_start=321
-  _globals['_GAMEVIEW']._serialized_end=459
-  _globals['_GAMEACTION']._serialized_start=462
-  _globals['_GAMEACTION']._serialized_end=608
-  _globals['_INTRANGE']._serialized_start=610
-  _globals['_INTRANGE']._serialized_end=724
-  _globals['_ACTIONSPACE']._serialized_start=726
-  _globals['_ACTIONSPACE']._serialized_end=836
-  _globals['_SEATRESULT']._serialized_start=838
-  _globals['_SEATRESULT']._serialized_end=965
+  _globals['_TERMINATION']._serialized_start=1058
+  _globals['_TERMINATION']._serialized_end=1205
+  _globals['_MATCHSTATUS']._serialized_start=1208
+  _globals['_MATCHSTATUS']._serialized_end=1356
+  _globals['_CLOCK']._serialized_start=163
+  _globals['_CLOCK']._serialized_end=344
+  _globals['_GAMEVIEW']._serialized_start=347
+  _globals['_GAMEVIEW']._serialized_end=531
+  _globals['_GAMEACTION']._serialized_start=534
+  _globals['_GAMEACTION']._serialized_end=680
+  _globals['_INTRANGE']._serialized_start=682
+  _globals['_INTRANGE']._serialized_end=796
+  _globals['_ACTIONSPACE']._serialized_start=798
+  _globals['_ACTIONSPACE']._serialized_end=908
+  _globals['_SEATRESULT']._serialized_start=911
+  _globals['_SEATRESULT']._serialized_end=1055
 # @@protoc_insertion_point(module_scope)

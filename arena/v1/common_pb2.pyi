@@ -6,6 +6,7 @@ Messages shared by the bot protocol and the public API."""
 from arena.v1 import crossing_pb2 as _crossing_pb2
 from arena.v1 import hart_pb2 as _hart_pb2
 from arena.v1 import loyang_pb2 as _loyang_pb2
+from arena.v1 import openspiel_pb2 as _openspiel_pb2
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import duration_pb2 as _duration_pb2
@@ -146,6 +147,7 @@ class GameView(_message.Message):
     HART_FIELD_NUMBER: _builtins.int
     CROSSING_FIELD_NUMBER: _builtins.int
     LOYANG_FIELD_NUMBER: _builtins.int
+    OPENSPIEL_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def hart(self) -> _hart_pb2.HartView:
         """A Hart an der Grenze view."""
@@ -158,18 +160,25 @@ class GameView(_message.Message):
     def loyang(self) -> _loyang_pb2.LoyangView:
         """An At the Gates of Loyang view."""
 
+    @_builtins.property
+    def openspiel(self) -> _openspiel_pb2.OpenSpielView:
+        """A view of any OpenSpiel game ("openspiel/<name>"); OpenSpiel's actions have no typed
+        form: answer by index or JSON.
+        """
+
     def __init__(
         self,
         *,
         hart: _hart_pb2.HartView | None = ...,
         crossing: _crossing_pb2.CrossingView | None = ...,
         loyang: _loyang_pb2.LoyangView | None = ...,
+        openspiel: _openspiel_pb2.OpenSpielView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["crossing", b"crossing", "game", b"game", "hart", b"hart", "loyang", b"loyang"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["crossing", b"crossing", "game", b"game", "hart", b"hart", "loyang", b"loyang", "openspiel", b"openspiel"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["crossing", b"crossing", "game", b"game", "hart", b"hart", "loyang", b"loyang"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["crossing", b"crossing", "game", b"game", "hart", b"hart", "loyang", b"loyang", "openspiel", b"openspiel"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["hart", "crossing", "loyang"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["hart", "crossing", "loyang", "openspiel"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -302,6 +311,7 @@ class SeatResult(_message.Message):
     STRIKES_FIELD_NUMBER: _builtins.int
     FORFEITED_FIELD_NUMBER: _builtins.int
     RATING_CHANGE_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat, 0..seats-1."""
     bot: _builtins.str
@@ -318,6 +328,8 @@ class SeatResult(_message.Message):
     """The bot's Elo change from this match: set for ad-hoc matches, which are rated as they
     finish; 0 for tournament matches, which are rated together when their round closes.
     """
+    version: _builtins.str
+    """The label of the bot's version that played this seat (e.g. "v2"; every bot starts at "v1")."""
     def __init__(
         self,
         *,
@@ -328,10 +340,11 @@ class SeatResult(_message.Message):
         strikes: _builtins.int = ...,
         forfeited: _builtins.bool = ...,
         rating_change: _builtins.float = ...,
+        version: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "forfeited", b"forfeited", "rank", b"rank", "rating_change", b"rating_change", "score", b"score", "seat", b"seat", "strikes", b"strikes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "forfeited", b"forfeited", "rank", b"rank", "rating_change", b"rating_change", "score", b"score", "seat", b"seat", "strikes", b"strikes", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -6,23 +6,26 @@ everything the pages show. Nothing here reads a token, a seed of a running match
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import orjson
+
 import engines
+from arena.referee.limits import clip
 from arena.storage import botstats
+from arena.storage.accounts import Accounts
 from arena.storage.db import Database
 from arena.storage.rows import MatchRow, MatchStatus
 from arena.storage.tournaments import RatingSystem, TournamentRow
 from arena.tournament import rounds as tournaments
-from arena.web import boards
+from arena.tournament.ratings import elo_margin
+from arena.web import boards, story
+from arena.web.door import NotFoundError
 from arena.web.steps import MatchSteps
+from engines.registry import openspiel_names
 
 ENDED = (MatchStatus.FINISHED, MatchStatus.ABORTED)
-
-
-class NotFoundError(LookupError):
-    """The page or API asks for something that does not exist."""
 
 
 def iso(value: datetime | None) -> str | None:
@@ -40,9 +43,17 @@ def games() -> list[dict[str, Any]]:
 
 
 def check_game(game: str) -> None:
-    """Raise `NotFoundError` for a game the arena does not know."""
-    if game not in engines.names():
-        raise NotFoundError(f"unknown game {game!r}; known games: {', '.join(engines.names())}")
+    """Raise `NotFoundError` for a game the arena does not know (a curated OpenSpiel game is
+    known; its rules load only when the open-spiel wheel is installed)."""
+    if game in engines.names():
+        return
+    if game in openspiel_names():
+        try:
+            engines.get(game)
+        except engines.UnknownGame as exc:
+            raise NotFoundError(str(exc)) from None
+        return
+    raise NotFoundError(f"unknown game {clip(game)!r}; known games: {', '.join(engines.names())}")
 
 
 def match_summary(row: MatchRow) -> dict[str, Any]:
@@ -83,10 +94,9 @@ async def leaderboard(db: Database, game: str, limit: int = 50) -> dict[str, Any
     trends = await botstats.rating_trends(db, game, [int(r["bot_id"]) for r in rows])
     # The second system (OpenSkill, rated by tournaments that chose it) beside Elo, when any
     # bot of the game has such a rating: its conservative estimate mu - 3 sigma, as it ranks.
-    skill = {
-        int(r["bot_id"]): round(float(r["ordinal"]), 1)
-        for r in await tournaments.leaderboard(db, game, SKILL_ROWS, RatingSystem.OPENSKILL)
-    }
+    skill_rows = await tournaments.leaderboard(db, game, SKILL_ROWS, RatingSystem.OPENSKILL)
+    skill = {int(r["bot_id"]): round(float(r["ordinal"]), 1) for r in skill_rows}
+    sigma = {int(r["bot_id"]): round(float(r["sigma"]), 2) for r in skill_rows}
     return {
         "game": game,
         "title": engines.get(game).title,
@@ -98,11 +108,18 @@ async def leaderboard(db: Database, game: str, limit: int = 50) -> dict[str, Any
                 "rating": round(float(r["rating"]), 1),
                 "games": r["games"],
                 "openskill": skill.get(int(r["bot_id"])),
+                "openskill_sigma": sigma.get(int(r["bot_id"])),
+                "rating_margin": _margin(int(r["games"])),
                 "trend": [round(v, 1) for v in trends.get(int(r["bot_id"]), [])],
             }
             for i, r in enumerate(rows, start=1)
         ],
     }
+
+
+def _margin(games: int) -> float | None:
+    margin = elo_margin(games)
+    return None if margin is None else round(margin, 1)
 
 
 async def home(db: Database) -> dict[str, Any]:
@@ -112,7 +129,7 @@ async def home(db: Database) -> dict[str, Any]:
         board = await leaderboard(db, game["name"], 3)
         out_games.append({**game, "top": board["entries"]})
     live = await db.list_matches(status=MatchStatus.RUNNING, limit=20)
-    recent = await db.list_matches(status=MatchStatus.FINISHED, limit=10)
+    recent = await db.recent_matches(10)
     listed = await tournaments.list_tournaments(db, None, 10)
     return {
         "games": out_games,
@@ -134,6 +151,25 @@ def _tournament_head(t: TournamentRow) -> dict[str, Any]:
         "starts_at": iso(t.starts_at),
         "finished_at": iso(t.finished_at),
     }
+
+
+def starts(at: str | None, now: datetime | None = None) -> dict[str, str]:
+    """When a tournament starts, for people: `starts_at_text` (UTC) and `starts_in`."""
+    if at is None:
+        return {"starts_at_text": "", "starts_in": ""}
+    when = datetime.fromisoformat(at).astimezone(UTC)
+    left = (when - (now or datetime.now(UTC))).total_seconds()
+    if left <= 0:
+        soon = "any moment now"
+    elif left < 120:
+        soon = f"in {left:.0f} seconds"
+    elif left < 2 * 3600:
+        soon = f"in {left / 60:.0f} minutes"
+    elif left < 2 * 86400:
+        soon = f"in {left / 3600:.0f} hours"
+    else:
+        soon = f"in {left / 86400:.0f} days"
+    return {"starts_at_text": when.strftime("%Y-%m-%d %H:%M UTC"), "starts_in": soon}
 
 
 async def tournament(db: Database, tournament_id: int) -> dict[str, Any]:
@@ -185,10 +221,25 @@ async def bot(db: Database, name: str) -> dict[str, Any]:
     """A bot's page: rating history per game, recent matches and diagnostics."""
     stats = await botstats.bot_stats(db, name)
     if stats is None:
-        raise NotFoundError(f"unknown bot {name!r}")
+        raise NotFoundError(f"unknown bot {clip(name)!r}")
+    accounts = Accounts(db.pool)
+    owned = await accounts.bot(name)
+    versions = [] if owned is None else await accounts.versions(owned.id)
     return {
         "bot": stats.name,
         "registered_at": iso(stats.created_at),
+        "owner": "" if owned is None else owned.owner,
+        "retired_at": None if owned is None or owned.retired_at is None else iso(owned.retired_at),
+        "versions": [
+            {
+                "label": v.label,
+                "notes": v.notes,
+                "provisional": v.provisional,
+                "matches": v.matches,
+                "created_at": iso(v.created_at),
+            }
+            for v in versions
+        ],
         "games": [
             {
                 "game": g.game,
@@ -248,6 +299,7 @@ async def bot(db: Database, name: str) -> dict[str, Any]:
                 "rating_delta": None if r.rating_delta is None else round(r.rating_delta, 1),
                 "tournament_id": r.tournament_id,
                 "at": iso(r.at),
+                "version": r.version,
             }
             for r in stats.recent
         ],
@@ -262,6 +314,10 @@ async def match(db: Database, match_id: int) -> MatchRow:
     return row
 
 
+RECENT_READ = timedelta(seconds=1)
+"""A page of a running match's steps is served without a read this long after the last one."""
+
+
 async def match_steps(
     db: Database, cache: MatchSteps, match_id: int, start: int = 0, limit: int = 200
 ) -> dict[str, Any]:
@@ -271,8 +327,9 @@ async def match_steps(
     match has ended and every step is out, and then `final` holds the stored ranking.
     """
     row = await match(db, match_id)
-    steps = await cache.steps(row)
-    names = [s.bot_name for s in row.seating]
+    # A page inside the steps read within a second is answered from memory; the tail, or any
+    # page after a second, reads what is new (only that).
+    steps = await cache.steps(row, read=start + limit > cache.shown(match_id, RECENT_READ))
     shown = steps[start : start + limit]
     ended = row.status in ENDED
     complete = ended and start + len(shown) >= len(steps)
@@ -281,21 +338,15 @@ async def match_steps(
         "total": len(steps),
         "from": start,
         "defs": boards.defs(row.game, steps[0].view) if start == 0 and steps else "",
-        "steps": [
-            {
-                "index": s.index,
-                "decision": s.decision,
-                "label": s.label,
-                "board": boards.board(row.game, s.view, names),
-            }
-            for s in shown
-        ],
+        "steps": [orjson.Fragment(body) for body in await cache.encoded(row, shown)],
+        "score_name": story.SCORE_NAMES.get(row.game, "score"),
         "complete": complete,
-        "final": _final(row) if complete else None,
+        "final": final_ranking(row) if complete else None,
     }
 
 
-def _final(row: MatchRow) -> dict[str, Any]:
+def final_ranking(row: MatchRow) -> dict[str, Any]:
+    """How a finished match ended: its termination and every seat's rank and score."""
     ranking = sorted(row.seating, key=lambda s: (s.rank if s.rank is not None else 99, s.seat))
     return {
         "termination": row.termination,

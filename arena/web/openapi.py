@@ -66,8 +66,11 @@ def _param(name: str, where: str, kind: str, description: str) -> dict[str, Any]
     }
 
 
-def _get(summary: str, *params: dict[str, Any], schema: str | None = None) -> dict[str, Any]:
+def _get(
+    summary: str, *params: dict[str, Any], schema: str | None = None, conflict: str | None = None
+) -> dict[str, Any]:
     content = {"$ref": f"#/components/schemas/{schema}"} if schema else {"type": "object"}
+    refusals = {} if conflict is None else {"409": {**ERROR, "description": conflict}}
     return {
         "get": {
             "summary": summary,
@@ -76,12 +79,21 @@ def _get(summary: str, *params: dict[str, Any], schema: str | None = None) -> di
                 "200": {"description": "OK", "content": {"application/json": {"schema": content}}},
                 "400": {"$ref": "#/components/responses/Error"},
                 "404": {"$ref": "#/components/responses/Error"},
+                **refusals,
                 "503": {"$ref": "#/components/responses/Error"},
             },
         }
     }
 
 
+ERROR = {
+    "description": "What was wrong",
+    "content": {
+        "application/json": {
+            "schema": {"type": "object", "properties": {"error": {"type": "string"}}}
+        }
+    },
+}
 LIMIT = _param("limit", "query", "integer", "at most this many (1-500)")
 MATCH_ID = _param("match_id", "path", "integer", "the match id")
 
@@ -108,6 +120,12 @@ def document() -> dict[str, Any]:
                 _param("game", "path", "string", "the game's name, e.g. hart"),
                 LIMIT,
             ),
+            "/api/leaderboard/openspiel/{short}": _get(
+                "An OpenSpiel game's leaderboard, as /api/leaderboard/{game} for the game "
+                "openspiel/{short}",
+                _param("short", "path", "string", "OpenSpiel's name of the game, e.g. leduc_poker"),
+                LIMIT,
+            ),
             "/api/bots/{name}": _get(
                 "A bot's statistics per game: results, rating history, timeouts, strikes by "
                 "kind, forfeits, think-time percentiles, the last Problems; its recent matches",
@@ -117,6 +135,16 @@ def document() -> dict[str, Any]:
             "/api/tournaments/{tournament_id}": _get(
                 "A tournament: rounds and tables with their matches, standings with tie-breaks",
                 _param("tournament_id", "path", "integer", "the tournament id"),
+            ),
+            "/api/versiontests": _get(
+                "Version tests, newest first: sides, status, LLR against its bounds, matches "
+                "counted, who started each",
+                _param("status", "query", "string", "running, h0, h1, capped or stopped"),
+                LIMIT,
+            ),
+            "/api/versiontests/{test_id}": _get(
+                "A version test: its sets with their matches, LLR, bounds and Elo estimate",
+                _param("test_id", "path", "integer", "the version test id"),
             ),
             "/api/matches": _get(
                 "Matches, newest first",
@@ -138,22 +166,27 @@ def document() -> dict[str, Any]:
                 "The full record (seed and every action) of a match that has ended; 409 while "
                 "it runs",
                 MATCH_ID,
+                conflict="The match has not ended: its record opens at its end",
+            ),
+            "/api/matches/{match_id}/live": _get(
+                "Server-Sent Events: `step` events (the `Steps` step form, `id` = step index) as "
+                "they pass the spectator delay, then one `end` event with the final ranking; "
+                "resumes after `Last-Event-ID`, or from step `from`",
+                MATCH_ID,
+                {"name": "from", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+            ),
+            "/api/tournaments/{tournament_id}/live": _get(
+                "Server-Sent Events: an `update` event with the tournament's JSON (as "
+                "/api/tournaments/{tournament_id}) now and whenever it changes, until it ends",
+                _param("tournament_id", "path", "integer", "the tournament id"),
+            ),
+            "/api/home/live": _get(
+                "Server-Sent Events: an `update` event with the home page's JSON (as /api/home, "
+                "live matches included) now and whenever it changes"
             ),
         },
         "components": {
             "schemas": {"Seat": _SEAT, "Match": _MATCH, "Steps": _STEPS},
-            "responses": {
-                "Error": {
-                    "description": "What was wrong",
-                    "content": {
-                        "application/json": {
-                            "schema": {
-                                "type": "object",
-                                "properties": {"error": {"type": "string"}},
-                            }
-                        }
-                    },
-                }
-            },
+            "responses": {"Error": ERROR},
         },
     }

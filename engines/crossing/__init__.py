@@ -24,6 +24,7 @@ Files (the same roles in every game, and one module per rule family beside them)
 | `view.py` | `observe` (what a viewer may know) and `scramble` |
 | `wire.py` | the JSON forms of actions and the view keys (`parse_action`, `dump_action`) |
 | `scenario.py` | building named positions for tests and bots |
+| `members.py` | the enum members the rules read, bound once as module constants (speed) |
 | `setup.py` | the setup and the first player |
 | `turns.py` | the turn sequence: pending tasks, answering a decision, beginning and ending turns |
 | `moves.py` | rolling, doubles, moving, routes, arriving (and winning), dropped cars |

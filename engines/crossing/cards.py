@@ -6,30 +6,28 @@ Each card's legal choices and its effect sit together here; `legal` and `turns` 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final
 
 from engines.api import Json, ListedSpace, Seat
 from engines.crossing.actions import Action, BuyCards, Pass, PickCar, PlayStop, Roll
 from engines.crossing.components import CREWS, Board, Crew
 from engines.crossing.decisions import listed, pick_cars, unanswered
+from engines.crossing.members import (
+    BUY_CARDS,
+    CREW_STOP,
+    CREW_VILLAIN,
+    END_TURN,
+    NONE,
+    OP_VILLAIN,
+    RAILROAD_CREW,
+    REVERSE,
+    ROLL,
+    SLOW,
+    SLOW_REVERSE,
+    VILLAIN_CAR,
+)
 from engines.crossing.records import new_task
-from engines.crossing.state import CrewMode, CrossingState, Label, Op, Player, Prompt, Task
+from engines.crossing.state import CrewMode, CrossingState, Player, Prompt, Task
 from engines.crossing.work import Work, put
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_BUY_CARDS: Final = Op.BUY_CARDS
-_CREW_VILLAIN: Final = Crew.VILLAIN
-_END_TURN: Final = Op.END_TURN
-_NONE: Final = CrewMode.NONE
-_OP_VILLAIN: Final = Op.VILLAIN
-_RAILROAD_CREW: Final = Crew.RAILROAD_CREW
-_REVERSE: Final = CrewMode.REVERSE
-_ROLL: Final = Op.ROLL
-_SLOW: Final = CrewMode.SLOW
-_SLOW_REVERSE: Final = CrewMode.SLOW_REVERSE
-_STOP: Final = Crew.STOP
-_VILLAIN_CAR: Final = Label.VILLAIN_CAR
 
 RAILROAD = CREWS.index(Crew.RAILROAD_CREW)
 VILLAIN = CREWS.index(Crew.VILLAIN)
@@ -133,7 +131,7 @@ def answer_declare(w: Work, prompt: Prompt, actions: Mapping[Seat, Action]) -> N
     """Resolve the Stops first; a turn that survives them carries out the active seat's plan."""
     stop(w, prompt, actions)
     if w.turn.lost:
-        w.then(new_task(_END_TURN))
+        w.then(new_task(END_TURN))
         return
     seat, action = prompt.seat, actions[prompt.seat]
     villain = action.villain if isinstance(action, (Roll, BuyCards)) else None
@@ -141,11 +139,11 @@ def answer_declare(w: Work, prompt: Prompt, actions: Mapping[Seat, Action]) -> N
         play_railroad_crew(w, seat, action.crew)
         if action.engineer:
             declare_engineer(w, seat)
-        main = new_task(_ROLL, seat)
+        main = new_task(ROLL, seat)
     else:
         w.emit("buys_instead", seat=seat)
-        main = new_task(_BUY_CARDS, seat)
-    tasks = [main, new_task(_END_TURN)]
+        main = new_task(BUY_CARDS, seat)
+    tasks = [main, new_task(END_TURN)]
     if villain is not None:
         tasks.insert(0, play_villain(w, seat, villain))
     w.then(*tasks)
@@ -155,20 +153,20 @@ def answer_declare(w: Work, prompt: Prompt, actions: Mapping[Seat, Action]) -> N
 def railroad_crew_modes(me: Player, at_start: bool) -> list[CrewMode]:
     """One card slows (one die) or reverses the move, two do both; nothing reverses from START."""
     rr = me.hand[RAILROAD]
-    modes = [_NONE]
+    modes = [NONE]
     if rr >= 1:
-        modes.append(_SLOW)
+        modes.append(SLOW)
     if rr >= 1 and not at_start:
-        modes.append(_REVERSE)
+        modes.append(REVERSE)
     if rr >= 2 and not at_start:
-        modes.append(_SLOW_REVERSE)
+        modes.append(SLOW_REVERSE)
     return modes
 
 
 def play_railroad_crew(w: Work, seat: Seat, crew: CrewMode) -> None:
     """Discard the Railroad Crew cards of `crew`; the roll and the move read it this turn."""
     for _ in range(crew.cards):
-        play_card(w, seat, _RAILROAD_CREW, crew.value)
+        play_card(w, seat, RAILROAD_CREW, crew.value)
     w.set_turn(crew=crew)
 
 
@@ -183,9 +181,9 @@ def villain_victims(players: Sequence[Player], seat: Seat) -> list[int | None]:
 
 def play_villain(w: Work, seat: Seat, victim: Seat) -> Task:
     """Discard the Villain; the task that makes `victim` drop a car (picked as D13 says)."""
-    play_card(w, seat, _CREW_VILLAIN, "villain")
+    play_card(w, seat, CREW_VILLAIN, "villain")
     chooser = seat if w.settings.villain_chooses else victim
-    return new_task(_OP_VILLAIN, victim, other=chooser)
+    return new_task(OP_VILLAIN, victim, other=chooser)
 
 
 def villain(w: Work, task: Task) -> None:
@@ -195,7 +193,7 @@ def villain(w: Work, task: Task) -> None:
     if len(types) == 1:
         w.drop_car(victim, types[0], "villain")
     elif types:
-        w.ask_seats(_VILLAIN_CAR, (task.other,), victim)
+        w.ask_seats(VILLAIN_CAR, (task.other,), victim)
 
 
 def villain_car_options(state: CrossingState, prompt: Prompt, seat: Seat) -> ListedSpace[Action]:
@@ -255,7 +253,7 @@ def stop(w: Work, prompt: Prompt, actions: Mapping[Seat, Action]) -> None:
     callers = [s for s in prompt.seats[1:] if isinstance(actions[s], PlayStop)]
     room = w.settings.stops_per_turn - w.turn.stops
     for caller in callers[:room]:
-        play_card(w, caller, _STOP, "stop")
+        play_card(w, caller, CREW_STOP, "stop")
         w.set_turn(stops=w.turn.stops + 1)
         if duel(w, caller, active, "stop") == caller:
             w.set_turn(lost=True)

@@ -2,29 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Final
-
 from engines.api import ListedSpace, Seat
 from engines.crossing.actions import Action, PickCar, PickContract
 from engines.crossing.contracts import return_contract
 from engines.crossing.decisions import listed, pick_cars, pick_contracts, unanswered
+from engines.crossing.members import DEBT, RACK_CHECK, RACK_LIMIT, RAISE_CASH
 from engines.crossing.records import new_task
-from engines.crossing.state import CrossingState, Label, Op, Prompt, Task
+from engines.crossing.state import CrossingState, Prompt, Task
 from engines.crossing.work import Work
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_DEBT: Final = Op.DEBT
-_RACK_CHECK: Final = Op.RACK_CHECK
-_RACK_LIMIT: Final = Label.RACK_LIMIT
-_RAISE_CASH: Final = Label.RAISE_CASH
 
 
 # -- the rack limit -----------------------------------------------------------------------------
 def rack_check(w: Work, task: Task) -> None:
     """A rack over its limit sells a car of the owner's choice back at half price."""
     if w.cars(task.seat) > w.board.rack:
-        w.ask(_RACK_LIMIT, task.seat)
+        w.ask(RACK_LIMIT, task.seat)
 
 
 def rack_limit_options(state: CrossingState, prompt: Prompt, seat: Seat) -> ListedSpace[Action]:
@@ -37,7 +29,7 @@ def answer_rack_limit(w: Work, prompt: Prompt, action: Action) -> None:
     if isinstance(action, PickCar):
         seat = prompt.seats[0]
         w.sell_car(seat, action.car, "rack_limit")
-        w.then(new_task(_RACK_CHECK, seat))
+        w.then(new_task(RACK_CHECK, seat))
     else:
         unanswered(prompt, action)
 
@@ -52,7 +44,7 @@ def debt(w: Work, task: Task) -> None:
         if amount:
             w.pay(payer, amount, payee, "debt")
     elif w.cars(payer) or w.contracts[payer]:
-        w.ask(_RAISE_CASH, payer, value=amount, space=task.other)
+        w.ask(RAISE_CASH, payer, value=amount, space=task.other)
     else:
         paid = w.money[payer]
         if paid:
@@ -78,4 +70,4 @@ def answer_raise_cash(w: Work, prompt: Prompt, action: Action) -> None:
         return_contract(w, seat, contract.index, "raise_cash")
         w.money[seat] += price
         w.emit("contract_sold", seat=seat, contract=contract.id, price=price)
-    w.then(new_task(_DEBT, seat, other=prompt.space, amount=prompt.value))
+    w.then(new_task(DEBT, seat, other=prompt.space, amount=prompt.value))

@@ -3,28 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
 
-from engines.api import ListedSpace, Seat, Termination
+from engines.api import ListedSpace, Seat
 from engines.crossing.actions import Action, Discard, PickSpace
 from engines.crossing.cards import play_card
-from engines.crossing.components import CARS, CREWS, Board, Car, Kind
+from engines.crossing.components import CARS, CREWS, Board, Kind
 from engines.crossing.decisions import listed, pick_space, unanswered
+from engines.crossing.members import (
+    BOX,
+    COMPLETED,
+    DISCARD,
+    EFFECT,
+    LAND,
+    MOVE,
+    RACK_CHECK,
+    ROUTE,
+    START,
+)
 from engines.crossing.records import new_task
-from engines.crossing.state import CrossingState, Label, Op, Prompt, Task
+from engines.crossing.state import CrossingState, Prompt, Task
 from engines.crossing.work import Work, as_json, put
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_BOX: Final = Car.BOX
-_COMPLETED: Final = Termination.COMPLETED
-_DISCARD: Final = Label.DISCARD
-_EFFECT: Final = Op.EFFECT
-_LAND: Final = Op.LAND
-_MOVE: Final = Op.MOVE
-_RACK_CHECK: Final = Op.RACK_CHECK
-_ROUTE: Final = Label.ROUTE
-_START: Final = Kind.START
 
 
 def roll(w: Work, task: Task) -> None:
@@ -32,7 +30,7 @@ def roll(w: Work, task: Task) -> None:
     seat, crew = w.turn.active, w.turn.crew
     dice = [w.die()] if crew.slow else [w.die(), w.die()]
     w.emit("rolled", seat=seat, dice=as_json(dice), crew=crew.value)
-    w.then(new_task(_MOVE, seat, amount=sum(dice), flag=crew.reverse))
+    w.then(new_task(MOVE, seat, amount=sum(dice), flag=crew.reverse))
     if len(dice) == 2 and dice[0] == dice[1]:
         double(w, seat, dice[0])
 
@@ -40,9 +38,9 @@ def roll(w: Work, task: Task) -> None:
 def double(w: Work, seat: Seat, face: int) -> None:
     """Double six takes a box car; any other double discards a crew card (none with no hand)."""
     if face == 6:
-        w.gain_from_yard(seat, _BOX, "double_six")
+        w.gain_from_yard(seat, BOX, "double_six")
     elif w.hand_size(seat):
-        w.ask(_DISCARD, seat)
+        w.ask(DISCARD, seat)
 
 
 def discard_options(state: CrossingState, prompt: Prompt, seat: Seat) -> ListedSpace[Action]:
@@ -85,7 +83,7 @@ def move(w: Work, task: Task) -> None:
     elif len(ends) == 1:
         arrive(w, task.seat, ends[0], ends[0] in passes, True, "moved")
     elif ends:
-        w.ask(_ROUTE, task.seat, spaces=ends, passes=passes)
+        w.ask(ROUTE, task.seat, spaces=ends, passes=passes)
 
 
 def route_options(state: CrossingState, prompt: Prompt, seat: Seat) -> ListedSpace[Action]:
@@ -108,9 +106,9 @@ def arrive(w: Work, seat: Seat, space: int, passed_central: bool, own: bool, how
     w.emit("moved", seat=seat, to=space, how=how)
     reached = space == w.board.central or (passed_central and not w.settings.win_exact)
     if reached and len(w.contracts[seat]) >= w.board.win_contracts:
-        w.end_game(_COMPLETED, seat)
+        w.end_game(COMPLETED, seat)
         return
-    w.then(new_task(_LAND, seat, own=own))
+    w.then(new_task(LAND, seat, own=own))
 
 
 def land(w: Work, task: Task) -> None:
@@ -119,7 +117,7 @@ def land(w: Work, task: Task) -> None:
     if task.own and w.occupied(seat):
         w.set_turn(occupied=True)
     took = bool(w.loose[w.position[seat]])
-    w.then(new_task(_EFFECT, seat, own=task.own, flag=took))
+    w.then(new_task(EFFECT, seat, own=task.own, flag=took))
     take_loose(w, seat)
 
 
@@ -134,13 +132,13 @@ def take_loose(w: Work, seat: Seat) -> bool:
     for car in taken:
         w.add_cars(seat, CARS.index(car), 1)
         w.emit("car_picked_up", seat=seat, car=car.value, space=here)
-    w.then(new_task(_RACK_CHECK, seat))
+    w.then(new_task(RACK_CHECK, seat))
     return True
 
 
 def teleport_targets(board: Board, exclude: Sequence[Kind]) -> tuple[int, ...]:
     """The spaces a locomotive may be sent to (never START, never the excluded kinds)."""
-    banned = {_START, *exclude}
+    banned = {START, *exclude}
     return tuple(s.index for s in board.spaces if s.kind not in banned)
 
 

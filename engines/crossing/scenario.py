@@ -8,8 +8,9 @@ A bot author (or a rule test) describes a position instead of reaching into stat
     })
 
 Unnamed seats keep what the seeded setup dealt them. The builder takes contracts off their
-stacks, takes cars from the yards (or puts them back) and crew cards from the piles (or puts them
-back), so every card, car and contract is conserved; anything impossible (an unknown space, more
+stacks, cars from the yards and crew cards from the piles, after every named seat has put back
+what it held, so every card, car and contract is conserved over the whole position, whatever the
+seat order; anything impossible (an unknown space, more
 cars of a type than the game has, a contract held twice, a negative amount) raises
 `ScenarioError` naming it. The result waits at the start of `active`'s turn: its "declare"
 decision, the one legal place to begin.
@@ -127,6 +128,16 @@ def _apply_setups(state: CrossingState, spec: _Spec) -> CrossingState:
     for seat, player in enumerate(players):
         for index in player.contracts:
             held[board.contract_ids[index]] = seat
+    # Every named seat gives its cars and cards back before any seat takes: a seat may then hold
+    # what a later seat gives up, whatever the seat order.
+    for seat, setup in spec.setups.items():
+        if setup.cars is not None:
+            yards = [free + had for free, had in zip(yards, players[seat].rack, strict=True)]
+        if setup.hand is not None:
+            pool += [i for i, count in enumerate(players[seat].hand) for _ in range(count)]
+        if setup.contracts is not None:
+            for old in players[seat].contracts:
+                held.pop(board.contract_ids[old], None)
     for seat, setup in sorted(spec.setups.items()):
         player = players[seat]
         if setup.position is not None:
@@ -138,7 +149,7 @@ def _apply_setups(state: CrossingState, spec: _Spec) -> CrossingState:
         if setup.cars is not None:
             rack = _counts(setup.cars, CARS, "car type")
             for i, car in enumerate(CARS):
-                yards[i] += player.rack[i] - rack[i]
+                yards[i] -= rack[i]
                 if yards[i] < 0:
                     raise ScenarioError(
                         f"seat {seat}: not enough {car.value} cars left in the game"
@@ -147,15 +158,12 @@ def _apply_setups(state: CrossingState, spec: _Spec) -> CrossingState:
         if setup.hand is not None:
             hand = _counts(setup.hand, CREWS, "crew card")
             for i, card in enumerate(CREWS):
-                pool += [i] * player.hand[i]
                 for _ in range(hand[i]):
                     if i not in pool:
                         raise ScenarioError(f"seat {seat}: no {card.value} card left to hold")
                     pool.remove(i)
             player = replace(player, hand=hand)
         if setup.contracts is not None:
-            for old in player.contracts:
-                held.pop(board.contract_ids[old], None)
             indices = []
             for cid in setup.contracts:
                 if cid not in board.contract_ids:

@@ -7,7 +7,6 @@ dispatches on the kind of space.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
 
 from engines.api import ListedSpace, Seat
 from engines.crossing import contracts
@@ -15,24 +14,23 @@ from engines.crossing.actions import Accept, Action, Buy, BuyCar, Pass, PickCar,
 from engines.crossing.cards import draw
 from engines.crossing.components import CARS, Car, Kind
 from engines.crossing.decisions import listed, pick_cars, pick_space, unanswered
+from engines.crossing.members import (
+    BUY_CARDS,
+    BUY_CREW,
+    CONTROL_TOWER,
+    DEBT,
+    DERAIL_CAR,
+    KIND_ROUNDHOUSE,
+    LABEL_ROUNDHOUSE,
+    TOWER_SPACE,
+    TOWER_TARGET,
+    TRAIN_SHOP,
+    YARD,
+)
 from engines.crossing.moves import arrive, rolls_double, teleport_targets
 from engines.crossing.records import new_task
-from engines.crossing.state import CrossingState, Label, Op, Prompt, Task
+from engines.crossing.state import CrossingState, Prompt, Task
 from engines.crossing.work import Work
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_BUY_CARDS: Final = Op.BUY_CARDS
-_BUY_CREW: Final = Label.BUY_CREW
-_CONTROL_TOWER: Final = Kind.CONTROL_TOWER
-_DEBT: Final = Op.DEBT
-_DERAIL_CAR: Final = Label.DERAIL_CAR
-_KIND_ROUNDHOUSE: Final = Kind.ROUNDHOUSE
-_LABEL_ROUNDHOUSE: Final = Label.ROUNDHOUSE
-_TOWER_SPACE: Final = Label.TOWER_SPACE
-_TOWER_TARGET: Final = Label.TOWER_TARGET
-_TRAIN_SHOP: Final = Label.TRAIN_SHOP
-_YARD: Final = Label.YARD
 
 PASSENGER = CARS.index(Car.PASSENGER)
 
@@ -49,7 +47,7 @@ def nothing(w: Work, task: Task) -> None:
 # -- GOVT CONTRACT (and CORNER STATIONS; General rule 1): buying crew cards ---------------------
 def govt_contract(w: Work, task: Task) -> None:
     """GOVT CONTRACT: the seat may buy crew cards."""
-    w.then(new_task(_BUY_CARDS, task.seat))
+    w.then(new_task(BUY_CARDS, task.seat))
 
 
 def offer_crew_cards(w: Work, task: Task) -> None:
@@ -59,7 +57,7 @@ def offer_crew_cards(w: Work, task: Task) -> None:
     most = min(die, w.money[seat] // w.board.crew_card_price, w.cards_left())
     w.emit("crew_offer", seat=seat, die=die, most=most)
     if most:
-        w.ask(_BUY_CREW, seat, value=most)
+        w.ask(BUY_CREW, seat, value=most)
 
 
 def buy_crew_options(state: CrossingState, prompt: Prompt, seat: Seat) -> ListedSpace[Action]:
@@ -80,7 +78,7 @@ def answer_buy_crew(w: Work, prompt: Prompt, action: Action) -> None:
 # -- TRAIN SHOP ---------------------------------------------------------------------------------
 def train_shop(w: Work, task: Task) -> None:
     """「可擲1顆骰子」: rolling the die for a free car is the seat's choice."""
-    w.ask(_TRAIN_SHOP, task.seat, own=task.own)
+    w.ask(TRAIN_SHOP, task.seat, own=task.own)
 
 
 def train_shop_options(state: CrossingState, prompt: Prompt, seat: Seat) -> ListedSpace[Action]:
@@ -115,7 +113,7 @@ def stop_space(w: Work, task: Task) -> None:
 def pay_taxes(w: Work, task: Task) -> None:
     """PAY TAXES: a debt to the bank of the printed amount."""
     amount = w.board.spaces[w.position[task.seat]].amount
-    w.then(new_task(_DEBT, task.seat, amount=amount))
+    w.then(new_task(DEBT, task.seat, amount=amount))
 
 
 def crew_cards(w: Work, task: Task) -> None:
@@ -138,7 +136,7 @@ def yard(w: Work, task: Task) -> None:
         return
     price = w.board.car_price[CARS.index(car)]
     if w.yards[CARS.index(car)] and w.money[task.seat] >= price:
-        w.ask(_YARD, task.seat, own=task.own)
+        w.ask(YARD, task.seat, own=task.own)
 
 
 def yard_options(state: CrossingState, prompt: Prompt, seat: Seat) -> ListedSpace[Action]:
@@ -162,10 +160,10 @@ def answer_yard(w: Work, prompt: Prompt, action: Action) -> None:
 def corner_station(w: Work, task: Task) -> None:
     """Every other seat owes a fee per passenger car (clockwise); then crew cards may be bought."""
     seat = task.seat
-    w.then(new_task(_BUY_CARDS, seat))
+    w.then(new_task(BUY_CARDS, seat))
     if w.rack[seat][PASSENGER]:
         fee = w.board.passenger_fee * w.rack[seat][PASSENGER]
-        w.then(*(new_task(_DEBT, payer, other=seat, amount=fee) for payer in w.left_of(seat)))
+        w.then(*(new_task(DEBT, payer, other=seat, amount=fee) for payer in w.left_of(seat)))
 
 
 # -- DERAIL -------------------------------------------------------------------------------------
@@ -180,7 +178,7 @@ def derail(w: Work, task: Task) -> None:
     if len(types) == 1:
         w.drop_car(seat, types[0], "derail")
     elif types:
-        w.ask(_DERAIL_CAR, seat)
+        w.ask(DERAIL_CAR, seat)
 
 
 def derail_car_options(state: CrossingState, prompt: Prompt, seat: Seat) -> ListedSpace[Action]:
@@ -201,8 +199,8 @@ def roundhouse(w: Work, task: Task) -> None:
     """A double within the special rolls lets the seat move anywhere; none ends the turn."""
     seat, own = task.seat, task.own
     if rolls_double(w, seat, "roundhouse"):
-        banned = [_KIND_ROUNDHOUSE] if own else [_KIND_ROUNDHOUSE, _CONTROL_TOWER]
-        w.ask(_LABEL_ROUNDHOUSE, seat, own=own, spaces=teleport_targets(w.board, banned))
+        banned = [KIND_ROUNDHOUSE] if own else [KIND_ROUNDHOUSE, CONTROL_TOWER]
+        w.ask(LABEL_ROUNDHOUSE, seat, own=own, spaces=teleport_targets(w.board, banned))
     elif own:
         w.set_turn(ends=True)
 
@@ -223,7 +221,7 @@ def answer_roundhouse(w: Work, prompt: Prompt, action: Action) -> None:
 # -- CONTROL TOWER ------------------------------------------------------------------------------
 def control_tower(w: Work, task: Task) -> None:
     """CONTROL TOWER: move any other seat's locomotive (or nobody's) anywhere (D11)."""
-    w.ask(_TOWER_TARGET, task.seat)
+    w.ask(TOWER_TARGET, task.seat)
 
 
 def tower_target_options(state: CrossingState, prompt: Prompt, seat: Seat) -> ListedSpace[Action]:
@@ -234,8 +232,8 @@ def tower_target_options(state: CrossingState, prompt: Prompt, seat: Seat) -> Li
 def answer_tower_target(w: Work, prompt: Prompt, action: Action) -> None:
     """Ask where to send the chosen seat."""
     if isinstance(action, PickSeat):
-        spaces = teleport_targets(w.board, [_CONTROL_TOWER])
-        w.ask(_TOWER_SPACE, prompt.seats[0], value=action.seat, spaces=spaces)
+        spaces = teleport_targets(w.board, [CONTROL_TOWER])
+        w.ask(TOWER_SPACE, prompt.seats[0], value=action.seat, spaces=spaces)
     else:
         unanswered(prompt, action)
 

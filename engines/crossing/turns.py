@@ -8,21 +8,15 @@ match waits for that decision; `answer` applies it through the rule that asked.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Final
 
-from engines.api import Seat, Termination
+from engines.api import Seat
 from engines.crossing import cards, contracts, money, moves, spaces
 from engines.crossing.actions import Action
 from engines.crossing.decisions import Answer
+from engines.crossing.members import BEGIN_TURN, DECLARE, TURN_LIMIT
 from engines.crossing.records import new_task
 from engines.crossing.state import Label, Op, Task
 from engines.crossing.work import Work
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_BEGIN_TURN: Final = Op.BEGIN_TURN
-_DECLARE: Final = Label.DECLARE
-_TURN_LIMIT: Final = Termination.TURN_LIMIT
 
 
 def run(w: Work) -> None:
@@ -39,7 +33,7 @@ def answer(w: Work, actions: Mapping[Seat, Action]) -> None:
     prompt = w.prompt
     assert prompt is not None
     w.prompt = None
-    if prompt.label is _DECLARE:
+    if prompt.label is DECLARE:
         cards.answer_declare(w, prompt, actions)
     else:
         ANSWERS[prompt.label](w, prompt, actions[prompt.seats[0]])
@@ -49,7 +43,7 @@ def begin_turn(w: Work, task: Task) -> None:
     """Begin a turn (at the round cap the game ends, part B); ask the declare decision."""
     regular = task.amount == 0
     if regular and w.regular_turns >= w.settings.round_cap * w.seats:
-        w.end_game(_TURN_LIMIT)
+        w.end_game(TURN_LIMIT)
         return
     w.turns += 1
     w.regular_turns += int(regular)
@@ -60,7 +54,7 @@ def begin_turn(w: Work, task: Task) -> None:
     # nothing about who holds a Stop, and nobody sees the others' choices before making theirs.
     hand = w.hand  # (`Work.hand_size`, inlined)
     others = tuple([s for s in w.left_of(task.seat) if sum(hand[s])])
-    w.ask_seats(_DECLARE, (task.seat, *others), task.seat)
+    w.ask_seats(DECLARE, (task.seat, *others), task.seat)
 
 
 def end_turn(w: Work, task: Task) -> None:
@@ -71,9 +65,9 @@ def end_turn(w: Work, task: Task) -> None:
     used = cards.settle_engineer(w, room, earned)
     if room and (earned or used):
         w.emit("extra_turn", seat=turn.active)
-        w.then(new_task(_BEGIN_TURN, turn.active, amount=turn.chain + 1))
+        w.then(new_task(BEGIN_TURN, turn.active, amount=turn.chain + 1))
     else:
-        w.then(new_task(_BEGIN_TURN, (turn.active + 1) % w.seats))
+        w.then(new_task(BEGIN_TURN, (turn.active + 1) % w.seats))
 
 
 HANDLERS: dict[Op, Callable[[Work, Task], None]] = {

@@ -11,25 +11,21 @@ state shares every row and every player the step left alone.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 from engines.api import Event, Json, Seat, Termination
 from engines.crossing.data import CARS, Car
+from engines.crossing.members import RACK_CHECK
 from engines.crossing.records import evolve_turn, new_prompt, new_task, new_turn
 from engines.crossing.state import (
     CrossingState,
     Label,
-    Op,
     Player,
     Prompt,
     Task,
 )
 from engines.frozen import event, one_seat, setters
 from engines.rng import Rng
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_RACK_CHECK: Final = Op.RACK_CHECK
 
 _new = object.__new__
 
@@ -214,7 +210,7 @@ class Work:
         self.yards = put(self.yards, i, self.yards[i] - 1)
         self.add_cars(seat, i, 1)
         self.emit("car_gained", seat=seat, car=car.value, why=why)
-        self.then(new_task(_RACK_CHECK, seat))
+        self.then(new_task(RACK_CHECK, seat))
         return True
 
     def sell_car(self, seat: Seat, car: Car, why: str) -> None:

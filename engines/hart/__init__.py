@@ -22,6 +22,7 @@ Files (the layout every game follows, see GAME_LAYOUT.md):
 | `view.py` | `observe` (what a viewer may know) and `scramble` |
 | `wire.py` | the JSON forms of actions and views, documented |
 | `scenario.py` | building named positions for tests and bots |
+| `members.py` | the enum members the rules read, bound once as module constants (speed) |
 | `turns.py` | setup, turns and rounds: which rule answers each decision, what runs next |
 | `dealing.py` | refilling the hands |
 | `packing.py` | packing and declaring; stowing unopened suitcases |

@@ -11,7 +11,6 @@ the time saved per decision. The other builders saved under 1 us per decision an
 from __future__ import annotations
 
 import functools
-from typing import Final
 
 from engines.api import ActionSpace, ListedSpace, Seat
 from engines.hart.actions import (
@@ -27,36 +26,35 @@ from engines.hart.actions import (
     Pass,
     Seize,
 )
-from engines.hart.data import KEEP_PER_ROUND, LEGAL_GOODS, MAX_PACK, Good
+from engines.hart.data import KEEP_PER_ROUND, LEGAL_GOODS, MAX_PACK
 from engines.hart.inspection import unchecked
-from engines.hart.state import Bag, HartState, Phase, bags_up_to
+from engines.hart.members import (
+    APPOINT,
+    BRIBE,
+    DECLARE,
+    INSPECT,
+    JUG,
+    KEEP,
+    OVER,
+    PACK,
+    PHASE_EXTRA_CONTROL,
+    SEIZE,
+)
+from engines.hart.state import Bag, HartState, bags_up_to
 from engines.hart.wire import dump_action
 from engines.spaces import IntRange, MixedSpace
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_APPOINT: Final = Phase.APPOINT
-_BRIBE: Final = Phase.BRIBE
-_DECLARE: Final = Phase.DECLARE
-_EXTRA_CONTROL: Final = Phase.EXTRA_CONTROL
-_INSPECT: Final = Phase.INSPECT
-_JUG: Final = Good.JUG
-_KEEP: Final = Phase.KEEP
-_OVER: Final = Phase.OVER
-_PACK: Final = Phase.PACK
-_SEIZE: Final = Phase.SEIZE
 
 
 def acting(state: HartState) -> tuple[Seat, ...]:
     """The seats that must answer now, sorted: every trader when packing, else one seat."""
     phase = state.phase
-    if phase is _OVER:
+    if phase is OVER:
         return ()
-    if phase is _PACK:
+    if phase is PACK:
         return tuple(sorted(state.traders))
-    if phase in (_DECLARE, _KEEP, _APPOINT):
+    if phase in (DECLARE, KEEP, APPOINT):
         return state.queue[:1]
-    if phase is _BRIBE:
+    if phase is BRIBE:
         talk = state.negotiation
         assert talk is not None
         last = talk.last()
@@ -69,14 +67,14 @@ def acting(state: HartState) -> tuple[Seat, ...]:
 def deciding(state: HartState, seat: Seat) -> bool:
     """Whether `seat` is one of `acting(state)`, without building that tuple."""
     phase = state.phase
-    if phase is _PACK:
+    if phase is PACK:
         return seat in state.traders
-    if phase is _DECLARE or phase is _KEEP or phase is _APPOINT:
+    if phase is DECLARE or phase is KEEP or phase is APPOINT:
         queue = state.queue
         return bool(queue) and queue[0] == seat
-    if phase is _OVER:
+    if phase is OVER:
         return False
-    if phase is _BRIBE:
+    if phase is BRIBE:
         return seat in acting(state)
     return seat == state.sheriff  # inspecting, extra control, seizing: `acting`'s last case
 
@@ -87,21 +85,21 @@ def legal_actions(state: HartState, seat: Seat) -> ActionSpace[Action]:
     if not deciding(state, seat):
         raise ValueError(f"seat {seat} is not deciding now ({phase.value})")
     p = state.player(seat)
-    if phase is _PACK:
+    if phase is PACK:
         return packings(p.hand.counts)
-    if phase is _DECLARE:
+    if phase is DECLARE:
         return declarations(p.suitcase.counts)
-    if phase is _INSPECT:
+    if phase is INSPECT:
         return targets(Inspect, state.traders)
-    if phase is _EXTRA_CONTROL:
+    if phase is PHASE_EXTRA_CONTROL:
         return targets(Inspect, unchecked(state))
-    if phase is _SEIZE:
+    if phase is SEIZE:
         return targets(Seize, unchecked(state))
-    if phase is _BRIBE:
+    if phase is BRIBE:
         return bribes(state, seat)
-    if phase is _KEEP:
+    if phase is KEEP:
         return keepings(p.behind.counts)
-    assert phase is _APPOINT and state.last_sheriff is not None
+    assert phase is APPOINT and state.last_sheriff is not None
     return appointments(state.seats, (state.last_sheriff + 1) % state.seats)
 
 
@@ -122,7 +120,7 @@ _DECLARATIONS = tuple(Declare(n, g) for n in range(1, MAX_PACK + 1) for g in LEG
 def declarations(suitcase: tuple[int, ...]) -> ListedSpace[Action]:
     """Any count 1-5 of any legal good; the default names the suitcase's size and first kind."""
     bag = Bag(suitcase)
-    kind = next((g for g in bag if g.is_legal), _JUG)
+    kind = next((g for g in bag if g.is_legal), JUG)
     honest_looking = Declare(min(max(len(bag), 1), MAX_PACK), kind)
     return ListedSpace(_DECLARATIONS, default_index=_DECLARATIONS.index(honest_looking))
 

@@ -13,7 +13,6 @@ Points the rulebook leaves open follow rules/hart-an-der-grenze.md and research 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
 
 from engines.api import (
     Decision,
@@ -27,15 +26,12 @@ from engines.frozen import new_decision, new_transition, one_seat
 from engines.hart import legal, scoring, turns, view, wire
 from engines.hart.actions import Action
 from engines.hart.data import SEAT_COUNTS
+from engines.hart.members import OVER, PACK
 from engines.hart.state import Config, HartState, Phase
 from engines.hart.work import Work
 from engines.options import Option
 from engines.rng import Rng
 
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_OVER: Final = Phase.OVER
-_PACK: Final = Phase.PACK
 _SHERIFF_ACTS = frozenset((Phase.INSPECT, Phase.EXTRA_CONTROL, Phase.SEIZE))
 """The phases in which the sheriff alone decides (`legal.acting`'s last case)."""
 
@@ -83,10 +79,10 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
     def decision(self, state: HartState) -> Decision | None:
         """Who must answer now: every trader at once when packing, else one seat."""
         phase = state.phase
-        if phase is _OVER:
+        if phase is OVER:
             return None
         # `legal.acting`, as a set, without its tuple where the phase alone says who acts
-        if phase is _PACK:  # every trader: `acting`'s order does not matter to a set
+        if phase is PACK:  # every trader: `acting`'s order does not matter to a set
             seats = frozenset(state.traders)
         elif phase in _SHERIFF_ACTS:
             seats = one_seat(state.sheriff)
@@ -115,7 +111,7 @@ class HartRules(Rules[HartState, Action, dict[str, Json]]):
 
     def outcome(self, state: HartState) -> Outcome | None:
         """Most money wins; equal money shares the rank."""
-        return scoring.ranking(state) if state.phase is _OVER else None
+        return scoring.ranking(state) if state.phase is OVER else None
 
     def scramble(self, state: HartState, viewer: Seat | None, rng: Rng) -> HartState:
         """Re-deal every card `viewer` cannot see."""

@@ -6,9 +6,10 @@
 
 The position waits for the packing of turn `turn` of round `round` (both counted from 1), with
 `sheriff` as the sheriff. Seats left out keep the hands the seeded deal gave them. Every card a
-seat holds (hand, goods kept under the suitcase) comes out of the draw pile, so the 139 cards are
-conserved; an unknown good, a hand over five cards, a card the deck no longer has, negative money
-or a turn outside the round raises `ScenarioError` naming it.
+seat holds (hand, goods kept under the suitcase) comes out of the draw pile, after every named
+seat has given back what it held, so the 139 cards are conserved over the whole position; an
+unknown good, a hand over five cards, a card the deck no longer has, negative money or a turn
+outside the round raises `ScenarioError` naming it.
 """
 
 from __future__ import annotations
@@ -73,6 +74,11 @@ def scenario(
             raise ScenarioError(f"seat {seat} is not a seat of a {seats}-seat match")
     pool = list(state.deck)
     built = list(state.players)
+    # Every named seat gives its old cards back before any seat takes: a seat may then hold
+    # cards that a later seat gives up, whatever the seat order.
+    for seat, setup in setups.items():
+        pool += list(built[seat].hand) if setup.hand is not None else []
+        pool += list(built[seat].under) if setup.kept is not None else []
     for seat, setup in sorted(setups.items()):
         player = built[seat]
         where = f"seat {seat}"
@@ -81,13 +87,11 @@ def scenario(
                 raise ScenarioError(f"{where}: money must be >= 0, got {setup.money}")
             player = replace(player, money=setup.money)
         if setup.hand is not None:
-            pool += list(player.hand)
             hand = _bag(setup.hand, f"{where} hand")
             if len(hand) > HAND_SIZE:
                 raise ScenarioError(f"{where}: a hand holds at most {HAND_SIZE} cards")
             player = replace(player, hand=hand)
         if setup.kept is not None:
-            pool += list(player.under)
             player = replace(player, under=_bag(setup.kept, f"{where} kept"))
         for good in [*(player.hand if setup.hand is not None else ())]:
             _take(pool, good, where)

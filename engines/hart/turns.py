@@ -9,7 +9,6 @@ until the next decision is reached.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
 
 from engines.api import Seat, Transition
 from engines.frozen import new_transition
@@ -28,22 +27,21 @@ from engines.hart.actions import (
     Seize,
 )
 from engines.hart.data import EXTRA_CONTROL_SEATS, ROUNDS
-from engines.hart.state import EMPTY, Bag, Config, Control, HartState, Phase, Player
+from engines.hart.members import (
+    APPOINT,
+    BRIBE,
+    CONTROL_EXTRA_CONTROL,
+    DECLARE,
+    INSPECT,
+    INSPECTION,
+    KEEP,
+    PACK,
+    PHASE_EXTRA_CONTROL,
+    SEIZE,
+)
+from engines.hart.state import EMPTY, Bag, Config, Control, HartState, Player
 from engines.hart.work import Work
 from engines.rng import Rng
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_APPOINT: Final = Phase.APPOINT
-_BRIBE: Final = Phase.BRIBE
-_CONTROL_EXTRA_CONTROL: Final = Control.EXTRA_CONTROL
-_DECLARE: Final = Phase.DECLARE
-_INSPECT: Final = Phase.INSPECT
-_INSPECTION: Final = Control.INSPECTION
-_KEEP: Final = Phase.KEEP
-_PACK: Final = Phase.PACK
-_PHASE_EXTRA_CONTROL: Final = Phase.EXTRA_CONTROL
-_SEIZE: Final = Phase.SEIZE
 
 
 def start_match(seats: int, config: Config, rng: Rng) -> Transition[HartState]:
@@ -56,7 +54,7 @@ def start_match(seats: int, config: Config, rng: Rng) -> Transition[HartState]:
         HartState(
             config=config,
             number=-1,
-            phase=_PACK,
+            phase=PACK,
             round=0,
             turn=0,
             sheriff=first,
@@ -74,40 +72,40 @@ def start_match(seats: int, config: Config, rng: Rng) -> Transition[HartState]:
 def play(w: Work, actions: Mapping[Seat, Action], rng: Rng) -> None:
     """Apply the checked joint action of the current decision, then run on to the next one."""
     phase = w.phase
-    if phase is _PACK:
+    if phase is PACK:
         packing.pack(w, {s: a for s, a in actions.items() if isinstance(a, Pack)})
-        w.phase, w.queue = _DECLARE, w.traders
+        w.phase, w.queue = DECLARE, w.traders
         return
     ((seat, action),) = actions.items()
-    if phase is _DECLARE and isinstance(action, Declare):
+    if phase is DECLARE and isinstance(action, Declare):
         packing.declare(w, seat, action)
         w.queue = w.queue[1:]
-        w.phase = _DECLARE if w.queue else _INSPECT
-    elif phase in (_INSPECT, _PHASE_EXTRA_CONTROL) and isinstance(action, (Inspect, Pass)):
-        control = _INSPECTION if phase is _INSPECT else _CONTROL_EXTRA_CONTROL
+        w.phase = DECLARE if w.queue else INSPECT
+    elif phase in (INSPECT, PHASE_EXTRA_CONTROL) and isinstance(action, (Inspect, Pass)):
+        control = INSPECTION if phase is INSPECT else CONTROL_EXTRA_CONTROL
         if isinstance(action, Pass):
             inspection.inspect_nobody(w, control)
         else:
             inspection.inspect(w, action.seat, control)
         if w.negotiation is None:  # nobody inspected, or a penniless trader opened at once
             after_check(w, control, rng)
-    elif phase is _BRIBE and isinstance(action, (Offer, Accept, Open)):
+    elif phase is BRIBE and isinstance(action, (Offer, Accept, Open)):
         talk = w.negotiation
         assert talk is not None
         if inspection.bargain(w, seat, action):
             after_check(w, talk.control, rng)
-    elif phase is _SEIZE and isinstance(action, (Seize, Pass)):
+    elif phase is SEIZE and isinstance(action, (Seize, Pass)):
         if isinstance(action, Pass):
             seizure.keep_token(w)
         else:
             seizure.seize(w, action.seat)
         end_turn(w, rng)
-    elif phase is _KEEP and isinstance(action, Keep):
+    elif phase is KEEP and isinstance(action, Keep):
         round_end.keep(w, seat, action)
         w.queue = w.queue[1:]
         if not w.queue:
             close_round(w, rng)
-    elif phase is _APPOINT and isinstance(action, Appoint):
+    elif phase is APPOINT and isinstance(action, Appoint):
         round_end.appoint(w, seat, action)
         w.queue = ()
         start_round(w, action.seat, rng)
@@ -122,7 +120,7 @@ def begin_turn(w: Work, rng: Rng) -> None:
     w.emit("turn", round=w.round + 1, turn=w.turn + 1, sheriff=w.sheriff)
     order = w.clockwise((w.sheriff + 1) % w.seats)[:-1]
     w.traders = tuple(s for s in order if len(w.player(s).hand) > 0)
-    w.phase, w.selected, w.negotiation = _PACK, (), None
+    w.phase, w.selected, w.negotiation = PACK, (), None
     if not w.traders:
         end_turn(w, rng)
 
@@ -133,10 +131,10 @@ def after_check(w: Work, control: Control, rng: Rng) -> None:
     sheriff = w.player(w.sheriff)
     w.negotiation = None
     left = inspection.unchecked(w)
-    if control is _INSPECTION and sheriff.extra_control_token and left:
-        w.phase = _PHASE_EXTRA_CONTROL
+    if control is INSPECTION and sheriff.extra_control_token and left:
+        w.phase = PHASE_EXTRA_CONTROL
     elif sheriff.seizure_token and left:
-        w.phase = _SEIZE
+        w.phase = SEIZE
     else:
         end_turn(w, rng)
 
@@ -153,7 +151,7 @@ def end_turn(w: Work, rng: Rng) -> None:
     w.last_sheriff = w.sheriff
     keeping = round_end.keepers(w)
     if keeping:
-        w.phase, w.queue = _KEEP, keeping
+        w.phase, w.queue = KEEP, keeping
         return
     close_round(w, rng)
 
@@ -170,7 +168,7 @@ def close_round(w: Work, rng: Rng) -> None:
         assert last is not None
         start_round(w, (last + 1) % w.seats, rng)
         return
-    w.phase, w.queue = _APPOINT, (chooser,)
+    w.phase, w.queue = APPOINT, (chooser,)
 
 
 def start_round(w: Work, first: Seat, rng: Rng) -> None:

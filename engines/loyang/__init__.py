@@ -24,6 +24,7 @@ Files (the roles every game package shares, then the phase modules):
 | `view.py` | `observe` (what a viewer may know) and `scramble` (the no-leak re-deal) |
 | `wire.py` | the JSON forms of actions, views and events |
 | `scenario.py` | building named positions for tests and bots |
+| `members.py` | the enum members the rules read, bound once as module constants (speed) |
 | `setup.py` | setup: decks, boards, start player, variant cards, sowing the starting field |
 | `rounds.py` | the nine rounds: harvest, phase order, the paired variant, the end and the outcome |
 | `card_phase.py` | the card phase: deal, courtyard options A and B, 2-player reveal, solo grid |

@@ -3,8 +3,6 @@ pair), loans, the storehouse upgrade and raising money that is due."""
 
 from __future__ import annotations
 
-from typing import Final
-
 from engines.api import Seat
 from engines.loyang import board, helper_cards, scoring
 from engines.loyang.actions import (
@@ -31,15 +29,10 @@ from engines.loyang.board import K
 from engines.loyang.cards import add, add_all, names
 from engines.loyang.data import DATA
 from engines.loyang.legal import buy_price
-from engines.loyang.state import Stage, Turn, evolve_turn
+from engines.loyang.members import ACT, DONE, KEEP
+from engines.loyang.state import Turn, evolve_turn
 from engines.loyang.work import Work
 from engines.rng import Rng
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_ACT: Final = Stage.ACT
-_DONE: Final = Stage.DONE
-_KEEP: Final = Stage.KEEP
 
 
 def apply(w: Work, seat: Seat, action: Action, rng: Rng) -> None:
@@ -157,7 +150,7 @@ def buy_pair(w: Work, seat: Seat, turn: Turn, rng: Rng) -> None:
     if not drawn:  # a simultaneous seat drew the last cards: nothing is bought
         return
     w.edit(seat).cash -= price
-    w.set_turn(evolve_turn(turn, pair_bought=True, drawn=drawn, stage=_KEEP))
+    w.set_turn(evolve_turn(turn, pair_bought=True, drawn=drawn, stage=KEEP))
     w.emit("buy_pair", seat=seat, amount=price, cards=list(drawn))
 
 
@@ -170,7 +163,7 @@ def keep(w: Work, seat: Seat, turn: Turn, action: Keep) -> None:
     if action.cards:
         back = action.cards[1] if len(action.cards) == 2 else None
         board.place(player, action.cards[0], back, w.start_round_for(seat))
-    w.set_turn(evolve_turn(turn, drawn=(), stage=_ACT))
+    w.set_turn(evolve_turn(turn, drawn=(), stage=ACT))
     w.discard_cards(tuple(c for c in turn.drawn if c not in action.cards))
     w.emit("keep", seat=seat, cards=list(action.cards), amount=cost)
 
@@ -218,4 +211,4 @@ def _step(w: Work, seat: Seat, turn: Turn, action: Action, rng: Rng) -> None:
         scoring.advance(w, seat, turn, action)
     else:
         assert isinstance(action, FinishScoring), action
-        w.set_turn(evolve_turn(turn, stage=_DONE))
+        w.set_turn(evolve_turn(turn, stage=DONE))

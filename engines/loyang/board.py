@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Final
 
 from engines.loyang.cards import (
     CROPS,
     CasualDef,
     Counts,
     Crop,
-    EffectKind,
     FieldDef,
     HelperDef,
     RegularDef,
@@ -18,12 +16,9 @@ from engines.loyang.cards import (
     add,
 )
 from engines.loyang.data import DATA
+from engines.loyang.members import GAIN_CASH
 from engines.loyang.state import Casual, Dummy, Field, Helper, Player, Regular, Stall, field_with
 from engines.loyang.work import Board, PlayerWork
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_GAIN_CASH: Final = EffectKind.GAIN_CASH
 
 K = DATA.constants
 Discards = tuple[str, ...]
@@ -243,7 +238,7 @@ def sell(player: PlayerWork, crop: Crop) -> None:
 
 
 def _is_cash_helper(card_id: str) -> bool:
-    return helper_def(card_id).effect.kind is _GAIN_CASH
+    return helper_def(card_id).effect.kind is GAIN_CASH
 
 
 def sow(player: PlayerWork, index: int, crop: Crop) -> None:

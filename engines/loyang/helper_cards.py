@@ -4,27 +4,25 @@ the deliveries to regular customers that the Harvest helper and step D share."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Final
 
 from engines.api import Seat
 from engines.loyang import board
 from engines.loyang.actions import UseHelper
-from engines.loyang.cards import EffectKind, add, add_all, names
-from engines.loyang.state import DUMMY, Bonus, Turn, evolve_turn
+from engines.loyang.cards import add, add_all, names
+from engines.loyang.members import (
+    DELIVER_OTHER,
+    GAIN_CASH,
+    REGULAR,
+    SALES_BONUS,
+    SHOP_DISCOUNT,
+    STALL_BUY,
+    STALL_TRADE,
+    TAKE_CROP_CHOICE,
+    TAKE_CROPS,
+    UPGRADE_STOREHOUSE,
+)
+from engines.loyang.state import DUMMY, Turn, evolve_turn
 from engines.loyang.work import Work
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_DELIVER_OTHER: Final = EffectKind.DELIVER_OTHER
-_GAIN_CASH: Final = EffectKind.GAIN_CASH
-_REGULAR: Final = Bonus.REGULAR
-_SALES_BONUS: Final = EffectKind.SALES_BONUS
-_SHOP_DISCOUNT: Final = EffectKind.SHOP_DISCOUNT
-_STALL_BUY: Final = EffectKind.STALL_BUY
-_STALL_TRADE: Final = EffectKind.STALL_TRADE
-_TAKE_CROPS: Final = EffectKind.TAKE_CROPS
-_TAKE_CROP_CHOICE: Final = EffectKind.TAKE_CROP_CHOICE
-_UPGRADE_STOREHOUSE: Final = EffectKind.UPGRADE_STOREHOUSE
 
 
 def use_helper(w: Work, seat: Seat, turn: Turn, action: UseHelper) -> None:
@@ -32,27 +30,27 @@ def use_helper(w: Work, seat: Seat, turn: Turn, action: UseHelper) -> None:
     effect = board.helper_def(action.card).effect
     kind = effect.kind
     w.emit("helper", seat=seat, card=action.card)
-    if kind is _SHOP_DISCOUNT:
+    if kind is SHOP_DISCOUNT:
         w.set_turn(evolve_turn(turn, discount=turn.discount + effect.amount))
-    elif kind is _SALES_BONUS:
-        if action.bonus is _REGULAR:
+    elif kind is SALES_BONUS:
+        if action.bonus is REGULAR:
             w.set_turn(evolve_turn(turn, bonus_regular=turn.bonus_regular + effect.amount))
         else:
             w.set_turn(evolve_turn(turn, bonus_casual=turn.bonus_casual + effect.amount))
-    elif kind is _GAIN_CASH:
+    elif kind is GAIN_CASH:
         w.edit(seat).cash += effect.amount
-    elif kind is _TAKE_CROPS:
+    elif kind is TAKE_CROPS:
         player = w.edit(seat)
         player.cart = add_all(player.cart, effect.crops)
-    elif kind is _TAKE_CROP_CHOICE:
+    elif kind is TAKE_CROP_CHOICE:
         assert action.crop is not None
         player = w.edit(seat)
         player.cart = add(player.cart, action.crop)
-    elif kind is _UPGRADE_STOREHOUSE:
+    elif kind is UPGRADE_STOREHOUSE:
         w.edit(seat).upgraded = True
-    elif kind in (_STALL_BUY, _STALL_TRADE):
-        take_from_other(w, seat, action, effect.amount, kind is _STALL_BUY)
-    elif kind is _DELIVER_OTHER:
+    elif kind in (STALL_BUY, STALL_TRADE):
+        take_from_other(w, seat, action, effect.amount, kind is STALL_BUY)
+    elif kind is DELIVER_OTHER:
         assert action.target is not None and action.customer is not None
         deliver(w, seat, action.target, action.customer, 0)
     else:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-from typing import Final
 
 from engines.api import Decision, Seat
 from engines.frozen import new_decision, one_seat
@@ -35,44 +34,40 @@ from engines.loyang.actions import (
     UseHelper,
 )
 from engines.loyang.board import K
-from engines.loyang.cards import CROPS, Counts, Crop, EffectKind, has_all
+from engines.loyang.cards import CROPS, Counts, Crop, has_all
 from engines.loyang.data import DATA
+from engines.loyang.members import (
+    ACT,
+    CARD,
+    CASUAL,
+    DELIVER_OTHER,
+    GAIN_CASH,
+    KEEP,
+    OPPONENT,
+    OVER,
+    REGULAR,
+    SALES_BONUS,
+    SERVE_OTHER,
+    SETUP,
+    SHOP_DISCOUNT,
+    STALL_BUY,
+    STALL_TRADE,
+    STORE,
+    TAKE_CROP_CHOICE,
+    TAKE_CROPS,
+    UPGRADE_STOREHOUSE,
+)
 from engines.loyang.state import (
     DUMMY,
-    Bonus,
     Casual,
     LoyangState,
-    Phase,
     Player,
     Regular,
-    Stage,
     Stall,
     Turn,
     turn_of,
 )
 from engines.loyang.work import Board
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_ACT: Final = Stage.ACT
-_CARD: Final = Phase.CARD
-_CASUAL: Final = Bonus.CASUAL
-_DELIVER_OTHER: Final = EffectKind.DELIVER_OTHER
-_GAIN_CASH: Final = EffectKind.GAIN_CASH
-_KEEP: Final = Stage.KEEP
-_OPPONENT: Final = Phase.OPPONENT
-_OVER: Final = Phase.OVER
-_REGULAR: Final = Bonus.REGULAR
-_SALES_BONUS: Final = EffectKind.SALES_BONUS
-_SERVE_OTHER: Final = EffectKind.SERVE_OTHER
-_SETUP: Final = Phase.SETUP
-_SHOP_DISCOUNT: Final = EffectKind.SHOP_DISCOUNT
-_STALL_BUY: Final = EffectKind.STALL_BUY
-_STALL_TRADE: Final = EffectKind.STALL_TRADE
-_STORE: Final = Stage.STORE
-_TAKE_CROPS: Final = EffectKind.TAKE_CROPS
-_TAKE_CROP_CHOICE: Final = EffectKind.TAKE_CROP_CHOICE
-_UPGRADE_STOREHOUSE: Final = EffectKind.UPGRADE_STOREHOUSE
 
 # Actions are immutable values and the same ones are offered decision after decision: the action
 # phase's are built once and shared (building a dozen dataclasses per decision was a visible
@@ -107,18 +102,18 @@ _use = functools.cache(UseHelper)
 def decision(state: LoyangState) -> Decision | None:
     """Who must answer now and the decision's label; None once the match is over."""
     phase = state.phase
-    if phase is _OVER:
+    if phase is OVER:
         return None
-    if phase is _SETUP:
+    if phase is SETUP:
         return new_decision(state.number, one_seat(state.queue[0]), "setup_sow")
-    if phase is _CARD:
+    if phase is CARD:
         owing = [s for s, p in enumerate(state.players) if p.due]
         if owing:
             return new_decision(state.number, one_seat(owing[0]), "pay")
         if state.config.solo:
             return new_decision(state.number, one_seat(0), "grid")
         return new_decision(state.number, one_seat(state.current), "card")
-    if phase is _OPPONENT:
+    if phase is OPPONENT:
         return new_decision(state.number, one_seat(state.start), "opponent")
     turns = state.turns
     if len(turns) == 1:  # the common case, without the sets (`_value_`: `.value` is slow)
@@ -133,22 +128,22 @@ def decision(state: LoyangState) -> Decision | None:
 def actions(state: LoyangState, seat: Seat) -> list[Action]:
     """The legal actions of `seat`, a deciding seat; the first is the default."""
     phase = state.phase
-    if phase is _SETUP:
+    if phase is SETUP:
         return setup_actions(state, seat)
-    if phase is _OPPONENT:
+    if phase is OPPONENT:
         return opponent_choices(state)
     player = state.players[seat]
     if player.due > 0:
         return pay_actions(player, state.config.strict_stock)
-    if phase is _CARD:
+    if phase is CARD:
         return card_actions(state, seat)
     turn = turn_of(state, seat)
     assert turn is not None
-    if turn.stage is _ACT:
+    if turn.stage is ACT:
         return act_actions(state, turn, player)
-    if turn.stage is _KEEP:
+    if turn.stage is KEEP:
         return keep_actions(turn)
-    if turn.stage is _STORE:
+    if turn.stage is STORE:
         return store_actions(player)
     return score_actions(player)
 
@@ -213,7 +208,7 @@ def pay_actions(player: Player, strict: bool) -> list[Action]:
     out += [
         UseHelper(h.card)
         for h in player.helpers
-        if board.helper_def(h.card).effect.kind is _GAIN_CASH
+        if board.helper_def(h.card).effect.kind is GAIN_CASH
     ]
     out.append(Loan())
     return out
@@ -348,25 +343,25 @@ def helper_uses(state: LoyangState, turn: Turn, player: Player, card: str) -> li
     """Every legal use of helper `card` now (its effect must be possible and affordable)."""
     effect = board.helper_def(card).effect
     kind = effect.kind
-    if kind in (_SHOP_DISCOUNT, _GAIN_CASH, _TAKE_CROPS):
+    if kind in (SHOP_DISCOUNT, GAIN_CASH, TAKE_CROPS):
         return [_use(card)]
-    if kind is _SALES_BONUS:
-        return [_use(card, bonus=_REGULAR), _use(card, bonus=_CASUAL)]
-    if kind is _TAKE_CROP_CHOICE:
+    if kind is SALES_BONUS:
+        return [_use(card, bonus=REGULAR), _use(card, bonus=CASUAL)]
+    if kind is TAKE_CROP_CHOICE:
         return [_use(card, crop=c) for c in CROPS]
-    if kind is _UPGRADE_STOREHOUSE:
+    if kind is UPGRADE_STOREHOUSE:
         return [] if player.upgraded else [_use(card)]
     out: list[Action] = []
     cart = player.cart
     for target in targets(state, turn.seat):
-        if kind is _STALL_BUY and player.cash >= effect.amount:
+        if kind is STALL_BUY and player.cash >= effect.amount:
             for stall in _stalls_of(state, target):
                 out += [
                     _use(card, target=target, stall=stall.card, crop=c)
                     for c in CROPS
                     if stall.goods[c]
                 ]
-        elif kind is _STALL_TRADE:
+        elif kind is STALL_TRADE:
             for stall in _stalls_of(state, target):
                 cost = board.stall_def(stall.card).cost
                 for c in CROPS:
@@ -375,13 +370,13 @@ def helper_uses(state: LoyangState, turn: Turn, player: Player, card: str) -> li
                             _use(card, target=target, stall=stall.card, crop=c, give=g)
                             for g in board.gives(cart, cost[c])
                         ]
-        elif kind is _DELIVER_OTHER:
+        elif kind is DELIVER_OTHER:
             for regular in _regulars_of(state, target):
                 if board.may_deliver(regular, state.round, state.config.regular_max) and has_all(
                     cart, board.regular_def(regular.card).crops
                 ):
                     out.append(_use(card, target=target, customer=regular.card))
-        elif kind is _SERVE_OTHER:
+        elif kind is SERVE_OTHER:
             for casual in _casuals_of(state, target):
                 if has_all(cart, board.casual_def(casual.card).crops):
                     out.append(_use(card, target=target, customer=casual.card))

@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Final
 
 from engines.api import Json, Outcome, Seat
 from engines.loyang import board, card_phase, scoring
 from engines.loyang.actions import PickOpponent
 from engines.loyang.board import K
-from engines.loyang.state import LoyangState, Phase, Stage, Timing, Turn
+from engines.loyang.members import ACT, ACTION, CARD, CLOSING, OPPONENT, OVER, ROUND, SETUP, STORE
+from engines.loyang.state import LoyangState, Turn
 from engines.loyang.work import Work
 from engines.rng import Rng
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_ACT: Final = Stage.ACT
-_ACTION: Final = Phase.ACTION
-_CARD: Final = Phase.CARD
-_CLOSING: Final = Phase.CLOSING
-_OPPONENT: Final = Phase.OPPONENT
-_OVER: Final = Phase.OVER
-_ROUND: Final = Timing.ROUND
-_SETUP: Final = Phase.SETUP
-_STORE: Final = Stage.STORE
 
 
 def pick_opponent(w: Work, action: PickOpponent) -> None:
@@ -48,7 +36,7 @@ def action_order(start: Seat, second: Seat, seats: int) -> tuple[Seat, ...]:
 
 
 def _begin_groups(w: Work, groups: tuple[tuple[Seat, ...], ...]) -> None:
-    w.phase, w.groups, w.turns, w.acted = _ACTION, groups, (), frozenset()
+    w.phase, w.groups, w.turns, w.acted = ACTION, groups, (), frozenset()
 
 
 def _after_cards(w: Work) -> None:
@@ -57,7 +45,7 @@ def _after_cards(w: Work) -> None:
     else:
         card_phase.finish(w)
     if w.config.paired:
-        w.phase = _OPPONENT
+        w.phase = OPPONENT
     else:
         _begin_groups(w, tuple((s,) for s in action_order(w.start, w.second, len(w.players))))
 
@@ -98,30 +86,30 @@ def advance(w: Work, rng: Rng) -> None:
     """Run every automatic step until some seat must decide or the match is over."""
     while True:
         phase = w.phase
-        if phase is _SETUP:
+        if phase is SETUP:
             if w.queue:
                 return
             begin_round(w, rng)
-        elif phase is _CARD:
+        elif phase is CARD:
             if any(p.due for p in w.players) or not card_phase.is_over(w):
                 return
             _after_cards(w)
-        elif phase in (_ACTION, _CLOSING):
+        elif phase in (ACTION, CLOSING):
             if w.turns:
                 return
             if w.groups:
-                stage = _ACT if phase is _ACTION else _STORE
+                stage = ACT if phase is ACTION else STORE
                 group, w.groups = w.groups[0], w.groups[1:]
                 w.turns = tuple(Turn(s, stage) for s in group)
                 for seat in group:
-                    if stage is _ACT:
+                    if stage is ACT:
                         w.emit("turn", seat=seat)
                     scoring.normalize(w, seat)
-            elif phase is _ACTION and w.config.timing is _ROUND:
-                w.phase = _CLOSING
+            elif phase is ACTION and w.config.timing is ROUND:
+                w.phase = CLOSING
                 w.groups = tuple((s,) for s in action_order(w.start, w.second, len(w.players)))
             elif w.round >= K.rounds:
-                w.phase = _OVER
+                w.phase = OVER
                 game_over(w)
                 return
             else:
@@ -143,7 +131,7 @@ def game_over(w: Work) -> None:
 
 def outcome(state: LoyangState) -> Outcome | None:
     """Highest final position wins; ties by cash, then crops on fields, cart and storehouse."""
-    if state.phase is not _OVER:
+    if state.phase is not OVER:
         return None
     finals = [board.final_position(p) for p in state.players]
     keys = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Final
+from typing import ClassVar
 
 from engines.api import (
     Decision,
@@ -20,16 +20,11 @@ from engines.loyang import card_phase, catalog, legal, rounds, setup, view, wire
 from engines.loyang.action_phase import apply as act
 from engines.loyang.action_phase import pay
 from engines.loyang.actions import Action, PickOpponent, SetupSow
+from engines.loyang.members import CARD, OPPONENT, SETUP
 from engines.loyang.options import OPTIONS, config_from
-from engines.loyang.state import LoyangState, Phase
+from engines.loyang.state import LoyangState
 from engines.loyang.work import Work
 from engines.rng import Rng
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_CARD: Final = Phase.CARD
-_OPPONENT: Final = Phase.OPPONENT
-_SETUP: Final = Phase.SETUP
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,13 +107,13 @@ class LoyangRules(Rules[LoyangState, Action, dict[str, Json]]):
 
 def _apply(w: Work, seat: Seat, action: Action, rng: Rng) -> None:
     """One seat's action, by the phase it is played in."""
-    if w.phase is _SETUP:
+    if w.phase is SETUP:
         assert isinstance(action, SetupSow)
         setup.sow_home(w, seat, action)
-    elif w.phase is _OPPONENT:
+    elif w.phase is OPPONENT:
         assert isinstance(action, PickOpponent)
         rounds.pick_opponent(w, action)
-    elif w.phase is _CARD:
+    elif w.phase is CARD:
         if w.players[seat].due:
             pay(w, seat, action)
         else:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Final
 
 from engines.api import Json, Seat
 from engines.loyang import board, legal
@@ -11,15 +10,9 @@ from engines.loyang.actions import Advance, Store
 from engines.loyang.board import K
 from engines.loyang.cards import CROPS, add
 from engines.loyang.data import DATA
-from engines.loyang.state import Stage, Timing, Turn, evolve_turn
+from engines.loyang.members import DONE, OWN_TURN, SCORE, STORE
+from engines.loyang.state import Turn, evolve_turn
 from engines.loyang.work import Work
-
-# Enum members read in the rules, bound once: `Enum.X` goes through EnumType's __getattr__ hook
-# (~0.15 us a read on Python 3.11), a module global does not.
-_DONE: Final = Stage.DONE
-_OWN_TURN: Final = Timing.OWN_TURN
-_SCORE: Final = Stage.SCORE
-_STORE: Final = Stage.STORE
 
 
 def end_turn(w: Work, seat: Seat) -> None:
@@ -56,7 +49,7 @@ def end_turn(w: Work, seat: Seat) -> None:
         board.pay_or_owe(player, fines, w.config.strict_stock)
     turn = w.turn_of(seat)
     assert turn is not None
-    stage = _STORE if w.config.timing is _OWN_TURN else _DONE
+    stage = STORE if w.config.timing is OWN_TURN else DONE
     w.set_turn(evolve_turn(turn, stage=stage))
     w.discard_cards(tuple(discards))
     w.emit("end_turn", seat=seat)
@@ -73,7 +66,7 @@ def store(w: Work, seat: Seat, action: Store) -> None:
 def finish_storing(w: Work, seat: Seat, turn: Turn) -> None:
     """Done storing: the rest of the cart is sold; scoring comes next."""
     clear_cart(w, seat)
-    w.set_turn(evolve_turn(turn, stage=_SCORE))
+    w.set_turn(evolve_turn(turn, stage=SCORE))
 
 
 def clear_cart(w: Work, seat: Seat) -> None:
@@ -100,7 +93,7 @@ def advance(w: Work, seat: Seat, turn: Turn, action: Advance) -> None:
     cost = board.path_cost(player.position, action.steps)
     player.cash -= cost
     player.position += action.steps
-    w.set_turn(evolve_turn(turn, stage=_DONE))
+    w.set_turn(evolve_turn(turn, stage=DONE))
     w.emit("advance", seat=seat, steps=action.steps, amount=cost, position=player.position)
 
 
@@ -111,11 +104,11 @@ def normalize(w: Work, seat: Seat) -> None:
         player = w.players[seat]
         if turn is None or player.due > 0:
             return
-        if turn.stage is _STORE and (not any(player.cart) or len(legal.store_actions(player)) == 1):
+        if turn.stage is STORE and (not any(player.cart) or len(legal.store_actions(player)) == 1):
             finish_storing(w, seat, turn)
-        elif turn.stage is _SCORE and board.affordable_steps(player) == 0:
-            w.set_turn(evolve_turn(turn, stage=_DONE))
-        elif turn.stage is _DONE:
+        elif turn.stage is SCORE and board.affordable_steps(player) == 0:
+            w.set_turn(evolve_turn(turn, stage=DONE))
+        elif turn.stage is DONE:
             w.turns = tuple(t for t in w.turns if t.seat != seat)
             return
         else:

@@ -8,14 +8,16 @@ from collections.abc import Iterator
 
 import pytest
 
+from arena.ops.tls import ServerTls
 from tests.referee.harness import ADMIN, register, running_referee
 
 
 class RefereeThread:
     """A referee serving from its own event loop in a background thread."""
 
-    def __init__(self, database_url: str) -> None:
+    def __init__(self, database_url: str, tls: ServerTls | None = None) -> None:
         self.database_url = database_url
+        self.tls = tls
         self.address = ""
         self.loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -35,7 +37,7 @@ class RefereeThread:
 
     async def _serve(self) -> None:
         self._stop = asyncio.Event()
-        async with running_referee(self.database_url) as running:
+        async with running_referee(self.database_url, tls=self.tls) as running:
             self.address = f"127.0.0.1:{running.port}"
             self._ready.set()
             await self._stop.wait()

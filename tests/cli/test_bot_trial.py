@@ -29,7 +29,7 @@ class Clumsy(Bot):
         if Clumsy.seen == 1:
             return {"type": "no-such-action"}
         if Clumsy.seen == 2:
-            time.sleep(2.5)  # per decision is 1 s and there is no bank: certainly late
+            time.sleep(5.0)  # per decision is 2.5 s and there is no bank: certainly late
         return turn.legal[0] if turn.legal is not None else turn.choices()[0]
 
 Clumsy().run(os.environ["ARENA_ADDRESS"], os.environ["ARENA_BOT_TOKEN"])
@@ -48,14 +48,15 @@ def _arena(*args: str) -> subprocess.CompletedProcess[str]:
 def test_bad_and_late_answers_are_reported_with_their_decision(tmp_path: Path) -> None:
     bot = tmp_path / "clumsy.py"
     bot.write_text(MISBEHAVING)
-    done = _arena(str(bot), "--matches", "1", "--per-decision", "1", "--opponents", "random")
+    # 2.5 s per decision: a loaded machine must not make the bot's prompt answers late.
+    done = _arena(str(bot), "--matches", "1", "--per-decision", "2.5", "--opponents", "random")
     assert done.returncode == ExitCode.FAILED, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     faults = [line for line in lines if line.startswith("  match 1 decision ")]
     assert len(faults) == 2, lines
     # Each names its decision and label, why, and the default played instead, in JSON.
     assert re.match(r"  match 1 decision \d+ \(\w+\): .*'no-such-action'", faults[0]), faults
-    assert re.search(r"no answer to decision \d+ within 1.000s", faults[1]), faults
+    assert re.search(r"no answer to decision \d+ within 2.500s", faults[1]), faults
     assert all('played instead: {"type": ' in line for line in faults), faults
     assert lines[-1].startswith("1 matches: ") and "1 late, 1 illegal or invalid" in lines[-1]
 
@@ -75,7 +76,8 @@ def test_a_program_that_cannot_start_is_one_clear_line() -> None:
     done = _arena("--cmd", "no-such-program-xyz --flag")
     assert done.returncode == ExitCode.NOT_FOUND
     assert done.stderr.splitlines() == [
-        "arena: cannot start no-such-program-xyz --flag: No such file or directory"
+        "arena: cannot start no-such-program-xyz --flag: No such file or directory; "
+        "check the command (is its interpreter installed and on PATH?)"
     ]
 
 
@@ -84,3 +86,18 @@ def test_the_example_bot_plays_cleanly() -> None:
     done = _arena(str(example), "--matches", "2", "--opponents", "random")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 matches: " in done.stdout and "0 bad answers" in done.stdout
+
+
+def test_a_bot_is_tried_on_an_openspiel_game_against_a_reference_solver() -> None:
+    pytest.importorskip("pyspiel")
+    example = Path(__file__).resolve().parents[2] / "examples" / "python-bot" / "my_bot.py"
+    done = _arena(
+        str(example), "--game", "openspiel/kuhn_poker", "--matches", "2", "--opponents", "cfr"
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        "2 openspiel/kuhn_poker matches, 2 seats" in done.stdout and "against cfr-1" in done.stdout
+    )
+    assert (
+        done.stdout.splitlines()[-1].startswith("2 matches: ") and " 0 bad answers" in done.stdout
+    )

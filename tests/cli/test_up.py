@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from arena.cli.up import free_port
 from arena.ops.home import StackInfo
+from tests.cli.listeners import listeners
 
 pytestmark = pytest.mark.integration
 
@@ -40,6 +42,8 @@ def _up_args() -> list[str]:
         "--worker-metrics-port",
         str(free_port()),
         "--beat-metrics-port",
+        str(free_port()),
+        "--runner-metrics-port",
         str(free_port()),
         "--concurrency",
         "1",
@@ -71,6 +75,7 @@ def stack(tmp_path: Path, fresh_database_url: str) -> Iterator[tuple[Path, dict[
     assert not StackInfo.path(home).exists(), "the state file is removed on the way out"
     text = "".join(lines)
     assert f"logs        {home / 'logs'}/referee.log" in text
+    assert "(this machine only; --bind to change)" in text, text
     assert '"level"' not in text + out, "no JSON logs on the console"
     assert (home / "logs" / "worker.log").stat().st_size > 0
 
@@ -105,3 +110,22 @@ def test_a_second_up_leaves_the_running_stack_alone(stack: tuple[Path, dict[str,
     )
     assert created.returncode == 3, created.stderr  # the token was accepted; bot x is unknown
     assert created.stderr.startswith("arena: unknown bot"), created.stderr
+
+
+def test_up_listens_on_loopback_only_and_says_so(stack: tuple[Path, dict[str, str]]) -> None:
+    home, _ = stack
+    running = StackInfo.read(home)
+    assert running is not None
+    port = int(running.address.rpartition(":")[2])
+    ports = [
+        port,
+        running.referee_metrics_port,
+        running.worker_metrics_port,
+        running.beat_metrics_port,
+    ]
+    deadline = time.monotonic() + 30  # the worker's metrics port opens as it finishes starting
+    while not all(listeners(p) for p in ports):
+        assert time.monotonic() < deadline, {p: listeners(p) for p in ports}
+        time.sleep(0.1)
+    assert {p: listeners(p) for p in ports} == {p: {"127.0.0.1"} for p in ports}
+    assert running.address == f"127.0.0.1:{port}"

@@ -5,6 +5,7 @@ when the ports run into each other, and listed when the stack is up.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -16,9 +17,14 @@ from pathlib import Path
 import pytest
 
 from arena.cli.errors import CliError
-from arena.cli.up import check_port_plan, free_port, planned_ports
+from arena.cli.up import free_port
+from arena.cli.up_ports import check_port_plan, planned_ports
 from arena.ops.home import StackInfo
-from arena.ops.stack import StackConfig, referee_processes, wait_healthy
+from arena.ops.probes import wait_healthy
+from arena.ops.stack import Stack, StackConfig, referee_processes
+from arena.ops.stack_runners import runner_processes
+from arena.ops.tls import ServerTls
+from arena.sdk.tls import ClientTls
 
 
 def test_referees_are_named_and_take_consecutive_ports(tmp_path: Path) -> None:
@@ -30,7 +36,8 @@ def test_referees_are_named_and_take_consecutive_ports(tmp_path: Path) -> None:
     assert [r.label for r in referees] == ["referee-0", "referee-1", "referee-2"]
     assert [r.label for r in referee_processes(StackConfig(data_dir=tmp_path))] == ["referee"]
     ports = [port for _, _, port in planned_ports(config)]
-    assert len(ports) == len(set(ports)) == 6 + 4
+    runner = 1 if shutil.which("bwrap") else 0  # the stack starts a runner only with bwrap
+    assert len(ports) == len(set(ports)) == 6 + 4 + runner
     check_port_plan(config)  # no collision: nothing raised
 
 
@@ -99,6 +106,7 @@ def test_up_with_two_referees_lists_and_runs_both(tmp_path: Path, fresh_database
         *("--referees", "2", "--port", str(ports["grpc"])),
         *("--referee-metrics-port", str(ports["metrics"])),
         *("--worker-metrics-port", str(free_port()), "--beat-metrics-port", str(free_port())),
+        *("--runner-metrics-port", str(free_port())),
         *("--web-port", "-1", "--concurrency", "1"),
     ]
     process = subprocess.Popen(
@@ -162,3 +170,50 @@ def _child_pid(log: Path, parent: int) -> int:
         if int(stat.rsplit(")", 1)[1].split()[1]) == parent and target == str(log):
             return int(entry.name)
     raise AssertionError(f"no child of {parent} writes {log}")
+
+
+def test_a_tls_stack_gives_its_referees_the_files_and_its_clients_the_ca(tmp_path: Path) -> None:
+    server = ServerTls(tmp_path / "s.pem", tmp_path / "s.key", tmp_path / "clients.pem")
+    client = ClientTls(enabled=True, ca=tmp_path / "ca.pem")
+    stack = Stack(StackConfig(data_dir=tmp_path, tls=server, client_tls=client))
+    files = ["--tls-cert", str(tmp_path / "s.pem"), "--tls-key", str(tmp_path / "s.key")]
+    assert stack.config.tls_args(client_ca=True) == [
+        *files,
+        "--tls-client-ca",
+        str(tmp_path / "clients.pem"),
+    ]
+    assert (
+        stack.config.tls_args(client_ca=False) == files
+    )  # the web asks browsers for no certificate
+    assert stack.web_url.startswith("https://")
+    environ = stack.environ()
+    assert (environ["ARENA_TLS"], environ["ARENA_TLS_CA"]) == ("1", str(tmp_path / "ca.pem"))
+    plain = Stack(StackConfig(data_dir=tmp_path))
+    assert plain.config.tls_args(client_ca=True) == []
+    assert plain.environ()["ARENA_TLS"] == "0"  # a shell's ARENA_TLS=1 does not reach the children
+
+
+def test_runners_are_named_and_their_metrics_ports_skip_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("arena.ops.stack_runners.shutil.which", lambda name: f"/usr/bin/{name}")
+    config = StackConfig(data_dir=tmp_path, runners=3, runner_metrics_port=9103, web_port=-1)
+    runners = runner_processes(config, {9103, 9104, 9105})
+    assert [(r.name, r.label) for r in runners] == [
+        ("runner-0", "runner-0"),
+        ("runner-1", "runner-1"),
+        ("runner-2", "runner-2"),
+    ]
+    assert [r.metrics_port for r in runners] == [9103, 9106, 9107]
+    alone = runner_processes(StackConfig(data_dir=tmp_path), set())
+    assert [(r.name, r.label, r.metrics_port) for r in alone] == [("runner-0", "runner", 9109)]
+    two = StackConfig(data_dir=tmp_path, runners=2)
+    assert [p for what, _, p in planned_ports(two) if "runner" in what] == [9109, 9110]
+    check_port_plan(two)
+    with pytest.raises(CliError) as caught:  # runner-0's metrics port is beat's
+        check_port_plan(config)
+    line = caught.value.line()
+    assert line.startswith("arena: port 9103 would be both beat's metrics port and runner-0's")
+    assert "pass --runner-metrics-port 9104 (3 ports from it)" in line, line
+    monkeypatch.setattr("arena.ops.stack_runners.shutil.which", lambda name: None)
+    assert runner_processes(config, set()) == [], "no runner without bwrap"

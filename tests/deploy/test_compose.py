@@ -116,7 +116,7 @@ def test_the_environment_example_lists_every_setting_without_values() -> None:
 def test_arena_services_run_the_processes_of_the_guide() -> None:
     all_services = services()
     arena = {n: s for n, s in all_services.items() if s.get("build")}
-    assert set(arena) == {*REFEREES, "worker-1", "worker-2", "beat", "web"}
+    assert set(arena) == {*REFEREES, "worker-1", "worker-2", "beat", "web", "runner-0"}
     for name, service in arena.items():
         assert service["build"] == {"context": "..", "dockerfile": "deploy/Dockerfile"}, name
         env = environment(service)
@@ -125,7 +125,8 @@ def test_arena_services_run_the_processes_of_the_guide() -> None:
     published = set()
     for name in REFEREES:
         referee = " ".join(arena[name]["command"])
-        assert referee.startswith("arena serve") and "--port 50051 --metrics-port 9101" in referee
+        assert referee.startswith("arena serve --bind 0.0.0.0"), "it says what it binds"
+        assert "--port 50051 --metrics-port 9101" in referee
         assert referee.endswith(f"--name {name}"), "each referee has its own name"
         assert [v.split(":")[1] for v in arena[name]["volumes"]] == ["/var/lib/arena"]
         published |= {port.rsplit(":", 1)[0] for port in arena[name]["ports"]}
@@ -143,7 +144,13 @@ def test_arena_services_run_the_processes_of_the_guide() -> None:
     assert " ".join(arena["beat"]["command"]).startswith("celery -A workers.app beat")
     assert environment(arena["beat"])["ARENA_BEAT_METRICS_PORT"] == "9103"
     web = " ".join(arena["web"]["command"])
-    assert web.startswith("arena web") and "--port 8080 --metrics-port 9104" in web
+    assert web.startswith("arena web --bind 0.0.0.0") and "--port 8080 --metrics-port 9104" in web
+    assert all(environment(s)["ARENA_BIND"] == "0.0.0.0" for s in arena.values()), "metrics"
+    runner = " ".join(arena["runner-0"]["command"])
+    assert runner.startswith("arena runner --bind 0.0.0.0 --address referee-0:50051")
+    assert "--metrics-port 9109" in runner and runner.endswith("--name runner-0")
+    assert "seccomp=unconfined" in arena["runner-0"]["security_opt"], "bwrap's user namespaces"
+    assert arena["runner-0"]["pids_limit"] > 0, "a cap on every bot's processes together"
 
 
 def test_bind_mounts_and_image_sources_exist() -> None:

@@ -8,6 +8,7 @@ import yaml
 from prometheus_client.metrics import MetricWrapperBase
 
 from arena.ops import metrics
+from arena.web import metrics as web_metrics
 from tests.deploy.support import (
     COMPOSE,
     DEPLOY,
@@ -32,13 +33,18 @@ REQUIRED_PANELS = {
     "Celery task rates": "Task rate by task and outcome",
     "Celery task failures": "Task failures per minute",
     "the top bots by rating per game": "Top bots by rating",
+    "web requests": "Web requests per second",
+    "web latency": "Web latency",
+    "pushed subscribers": "Pushed subscribers",
 }
+METRIC_MODULES = (metrics, web_metrics)
+"""Where the arena's Prometheus metrics are defined: the services', and the web server's."""
 
 
 def exposed_sample_names() -> set[str]:
-    """Every sample name the metrics of arena/ops/metrics.py expose."""
+    """Every sample name the metrics of arena/ops/metrics.py and arena/web/metrics.py expose."""
     names = set()
-    for value in vars(metrics).values():
+    for value in (v for module in METRIC_MODULES for v in vars(module).values()):
         if not isinstance(value, MetricWrapperBase):
             continue
         for described in value.describe():
@@ -119,7 +125,7 @@ def test_every_metric_the_dashboard_and_alerts_read_is_defined() -> None:
         (where, name) for where, expr, _ in dashboard_queries() for name in metric_names(expr)
     } | {(rule["alert"], name) for rule in alert_rules() for name in metric_names(rule["expr"])}
     unknown = sorted((where, name) for where, name in read if name not in exposed)
-    assert not unknown, f"not defined in arena/ops/metrics.py: {unknown}"
+    assert not unknown, f"not defined in arena/ops/metrics.py or arena/web/metrics.py: {unknown}"
 
 
 def test_every_arena_metric_is_on_the_dashboard_or_in_an_alert() -> None:
@@ -127,7 +133,8 @@ def test_every_arena_metric_is_on_the_dashboard_or_in_an_alert() -> None:
     read |= {family(n) for rule in alert_rules() for n in metric_names(rule["expr"])}
     defined = {
         described.name
-        for value in vars(metrics).values()
+        for module in METRIC_MODULES
+        for value in vars(module).values()
         if isinstance(value, MetricWrapperBase)
         for described in value.describe()
     }

@@ -6,13 +6,16 @@ import http.server
 import threading
 from collections.abc import Iterator
 from concurrent import futures
+from pathlib import Path
 from types import ModuleType
 
 import grpc
 import pytest
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from arena.ops.tls import ServerTls
 from tests.deploy.support import free_port, load_healthcheck
+from tests.tlscerts import Pki
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +97,38 @@ def test_http(healthcheck: ModuleType, http_server: str) -> None:
 def test_usage(healthcheck: ModuleType) -> None:
     assert healthcheck.main(["ftp", "x"]) == 2
     assert healthcheck.main([]) == 2
+
+
+@pytest.fixture
+def tls_health_server(tmp_path: Path) -> Iterator[tuple[str, Pki]]:
+    """A health server over TLS with a throwaway certificate (SERVING); its address and PKI."""
+    pki = Pki.create(tmp_path / "pki")
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
+    credentials = ServerTls(pki.server_cert, pki.server_key).grpc_credentials()
+    port = server.add_secure_port("127.0.0.1:0", credentials)
+    server.start()
+    servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    try:
+        yield f"127.0.0.1:{port}", pki
+    finally:
+        server.stop(grace=None)
+
+
+def test_a_tls_referee_is_checked_over_tls_with_the_bots_settings(
+    healthcheck: ModuleType,
+    tls_health_server: tuple[str, Pki],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    address, pki = tls_health_server
+    monkeypatch.delenv("ARENA_TLS", raising=False)
+    monkeypatch.delenv("ARENA_TLS_CA", raising=False)
+    monkeypatch.setenv("ARENA_TLS_CERT", str(pki.server_cert))  # as in the referee's container
+    assert healthcheck.main(["grpc", address]) == 1  # the system's roots do not know the CA
+    assert "UNAVAILABLE" in capsys.readouterr().err
+    monkeypatch.setenv("ARENA_TLS_CA", str(pki.ca))
+    assert healthcheck.main(["grpc", address]) == 0
+    monkeypatch.delenv("ARENA_TLS_CERT")
+    assert healthcheck.main(["grpc", address]) == 1  # plaintext at a TLS port

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -285,6 +286,7 @@ def test_prometheus_scrapes_a_lone_referee(
             "arena-worker": [],
             "arena-beat": [],
             "arena-web": [],
+            "arena-runner": [],
         }
     )
     wait_for("every target up", all_targets_up(prometheus, {"arena-referee", "prometheus"}), 60)
@@ -350,7 +352,7 @@ def test_prometheus_over_a_short_tournament(
     database_factory: Callable[[], str],  # noqa: F811
 ) -> None:
     started = time.time()
-    port, referee_m, worker_m, beat_m, web, web_m = (free_port() for _ in range(6))
+    port, referee_m, worker_m, beat_m, web, web_m, runner_m = (free_port() for _ in range(7))
     address = f"127.0.0.1:{port}"
     # A database of our own; Redis is left unset so that `arena up` embeds one in the data dir.
     env = arena_env(workdir, ARENA_DATABASE_URL=database_factory())
@@ -358,7 +360,7 @@ def test_prometheus_over_a_short_tournament(
     up = (
         f"up --data-dir {workdir / 'data'} --port {port} --referee-metrics-port {referee_m} "
         f"--worker-metrics-port {worker_m} --beat-metrics-port {beat_m} --concurrency 2 "
-        f"--web-port {web} --web-metrics-port {web_m}"
+        f"--web-port {web} --web-metrics-port {web_m} --runner-metrics-port {runner_m}"
     )
     stack = start_group([*ARENA, *up.split()], log, env)
     processes.append(stack)
@@ -375,9 +377,12 @@ def test_prometheus_over_a_short_tournament(
             "arena-worker": [f"127.0.0.1:{worker_m}"],
             "arena-beat": [f"127.0.0.1:{beat_m}"],
             "arena-web": [f"127.0.0.1:{web_m}"],
+            # `arena up` starts a runner only where bwrap is installed.
+            "arena-runner": [f"127.0.0.1:{runner_m}"] if shutil.which("bwrap") else [],
         }
     )
     jobs = {"arena-referee", "arena-worker", "arena-beat", "arena-web", "prometheus"}
+    jobs |= {"arena-runner"} if shutil.which("bwrap") else set()
     wait_for("every target up", all_targets_up(prometheus, jobs), 90)
     assert load_healthcheck().check_grpc(address) is None, "the container health probe passes"
 
@@ -400,6 +405,10 @@ def test_prometheus_over_a_short_tournament(
         lambda: prometheus.value('sum(arena_active_matches{job="arena-referee"})') == 1,
         120,
     )
+    # A spectator opens the home page's live stream: the web's stream metrics get their samples.
+    with urllib.request.urlopen(f"http://127.0.0.1:{web}/api/home/live", timeout=30) as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        assert stream.read1(1), "the live stream sends its first event"
     gate.touch()
     arena(env, "tournament", "show", ids[0], "--address", address, "--follow", timeout=400)
 

@@ -29,7 +29,13 @@ REQUIRED_ALERTS = {
     "database errors": "ArenaDatabaseErrors",
 }
 # Metrics port of each Arena process, as fixed in docs/operations.md.
-JOB_PORTS = {"arena-referee": 9101, "arena-worker": 9102, "arena-beat": 9103, "arena-web": 9104}
+JOB_PORTS = {
+    "arena-referee": 9101,
+    "arena-worker": 9102,
+    "arena-beat": 9103,
+    "arena-web": 9104,
+    "arena-runner": 9109,
+}
 
 
 def test_promtool_check_config(promtool: str) -> None:
@@ -98,8 +104,9 @@ def test_scrape_jobs_cover_every_arena_process_in_compose() -> None:
     arena_services = {name for name, cmd in commands.items() if "arena serve" in cmd}
     arena_services |= {name for name, cmd in commands.items() if "workers.app" in cmd}
     arena_services |= {name for name, cmd in commands.items() if cmd.startswith("arena web")}
+    arena_services |= {name for name, cmd in commands.items() if cmd.startswith("arena runner")}
     scraped = {t.partition(":")[0] for job in JOB_PORTS for t in targets[job]}
-    assert scraped == arena_services, "every referee, worker, beat and web service is scraped"
+    assert scraped == arena_services, "every referee, worker, beat, web and runner is scraped"
     for job, port in JOB_PORTS.items():
         assert all(t.endswith(f":{port}") for t in targets[job]), (job, targets[job])
     workers = {name for name, cmd in commands.items() if " worker " in f" {cmd} "}

@@ -18,6 +18,7 @@ PROCESSES = {
     "arena-worker@.service": ("arena-worker@1.service", "celery -A workers.app worker", 9102),
     "arena-beat.service": ("arena-beat.service", "celery -A workers.app beat", 9103),
     "arena-web.service": ("arena-web.service", "arena web", 9104),
+    "arena-runner@.service": ("arena-runner@0.service", "arena runner", 9109),
 }
 
 
@@ -29,6 +30,11 @@ def test_units_run_the_arena_processes_with_their_ports() -> None:
         assert f"={port}" in text, f"{name} defaults its metrics port to {port}"
         assert "Restart=always" in text and "EnvironmentFile=/etc/arena/arena.env" in text, name
         assert "User=arena" in text and "WantedBy=arena.target" in text, name
+        assert "Environment=ARENA_BIND=0.0.0.0" in text, f"{name} says what it binds"
+    runner = (UNITS / "arena-runner@.service").read_text()
+    assert "TasksMax=" in runner and "MemoryMax=" in runner, "its bots together are capped"
+    for name in ("arena-referee@.service", "arena-web.service", "arena-runner@.service"):
+        assert "--bind ${ARENA_BIND}" in (UNITS / name).read_text(), name
     worker = (UNITS / "arena-worker@.service").read_text()
     assert "PROMETHEUS_MULTIPROC_DIR=/run/arena-worker-%i" in worker
     assert "RuntimeDirectory=arena-worker-%i" in worker, "multiprocess files start empty"

@@ -23,9 +23,9 @@ from engines import (
     Record,
     Rules,
     StaleDecision,
-    replay,
 )
 from engines.driver import MatchDriver
+from engines.replay import replay  # the function: `import engines.replay` shadows the lazy name
 
 MAX_DECISIONS = 200_000
 

@@ -19,9 +19,9 @@ from engines import (
     StaleDecision,
     UnknownGame,
     get,
-    replay,
 )
 from engines.driver import MatchDriver
+from engines.replay import replay  # the function: `import engines.replay` shadows the lazy name
 from tests.engines.conformance import Tally, play_checked
 from tests.engines.toy import HighCard, LeakyHighCard
 

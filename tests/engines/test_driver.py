@@ -19,8 +19,8 @@ from engines import (
     Seat,
     StaleDecision,
     Transition,
-    replay,
 )
+from engines.replay import replay  # the function: `import engines.replay` shadows the lazy name
 from tests.engines.toy import HighCard, ToyState
 
 

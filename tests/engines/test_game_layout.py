@@ -31,6 +31,7 @@ ROLE_FILES = (
     "view.py",
     "wire.py",
     "scenario.py",
+    "members.py",
 )
 """The files every game package has, each with the same role (see a game's docstring)."""
 
@@ -80,6 +81,23 @@ def test_every_game_has_the_same_files(game: str) -> None:
     assert not missing, f"{game} lacks {missing}"
     grab_bags = sorted(p.name for p in folder.glob("*.py") if p.stem in {"helpers", "utils"})
     assert not grab_bags, f"{game} has grab-bag modules {grab_bags}"
+
+
+ENUM_REBINDING = re.compile(r"^\w+(: Final)? = [A-Z]\w*\.[A-Z][A-Z0-9_]*$", re.MULTILINE)
+"""A module-level line binding one enum member to a name, e.g. `_OVER: Final = Phase.OVER`."""
+
+
+@pytest.mark.parametrize("game", engines.names())
+def test_enum_members_are_bound_in_members_py_only(game: str) -> None:
+    folder = Path(_package(engines.get(game)).__file__ or "").parent
+    rebinding = {
+        path.name: ENUM_REBINDING.findall(path.read_text())
+        for path in sorted(folder.glob("*.py"))
+        if path.name != "members.py"
+    }
+    assert not {name: lines for name, lines in rebinding.items() if lines}, (
+        f"{game}: bind enum members in members.py and import them from there"
+    )
 
 
 @pytest.mark.parametrize("game", engines.names())

@@ -37,6 +37,8 @@ FORBIDDEN = {
     "arena",
     "workers",
 }
+# pyspiel (engines/openspiel/adapter.py) is not listed: a compiled library whose games the
+# adapter only loads by name and steps; chance goes through the match's HashRng, never its own.
 # importlib.resources reads the packaged data files once, at import; nothing else may do I/O.
 ALLOWED_EXCEPTIONS = {"importlib.resources"}
 

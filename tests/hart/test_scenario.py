@@ -37,3 +37,22 @@ def test_the_builder_refuses_impossible_positions() -> None:
         scenario(3, players={0: SeatSetup(hand={"gold": 1})})
     with pytest.raises(ScenarioError, match="turn 7 is outside"):
         scenario(3, turn=7)
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5, 6])
+@pytest.mark.parametrize("seed", [0, 2, 9])
+def test_any_seat_may_keep_every_card_the_other_seats_give_back(seats: int, seed: int) -> None:
+    # Conservation is checked over the whole position: a seat earlier in seat order may hold
+    # statues that a later seat gives up (the builder once filled the seats one by one).
+    for keeper in range(seats):
+        others = {seat: SeatSetup(hand={}) for seat in range(seats) if seat != keeper}
+        players = {**others, keeper: SeatSetup(hand={"jug": 1}, kept={"statue": 13})}
+        state = scenario(seats, seed=seed, sheriff=(keeper + 1) % seats, players=players)
+        assert state.players[keeper].under == Bag.of([Good.STATUE] * 13)
+        assert state.total_cards() == Bag.full_deck()
+
+
+def test_a_position_asking_for_more_cards_than_the_game_has_still_fails() -> None:
+    players = {0: SeatSetup(kept={"statue": 13}), 1: SeatSetup(kept={"statue": 1})}
+    with pytest.raises(ScenarioError, match="no statue card is left"):
+        scenario(4, seed=2, players=players)

@@ -10,11 +10,13 @@ from typing import Any
 
 import grpc
 
+from arena.ops.tls import ServerTls
 from arena.referee.app import Referee, RefereeConfig
 from arena.referee.clock import Clock
 from arena.referee.limits import Limits
 from arena.referee.server import RunningServer, create_server
 from arena.sdk import Bot
+from arena.sdk.tls import PLAINTEXT, ClientTls
 from arena.storage import Database
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, common_pb2
 
@@ -39,8 +41,10 @@ async def running_referee(
     reconnect_grace: timedelta = timedelta(seconds=2),
     spectator_delay: timedelta = timedelta(0),
     limits: Limits | None = None,
+    tls: ServerTls | None = None,
 ) -> AsyncIterator[RunningServer]:
-    """A migrated database and a referee listening on a free loopback port."""
+    """A migrated database and a referee listening on a free loopback port (over TLS when
+    `tls` is given)."""
     db = await Database.open(database_url)
     await db.migrate()
     config = RefereeConfig(
@@ -52,7 +56,7 @@ async def running_referee(
         spectator_delay=spectator_delay,
         limits=limits or Limits(),
     )
-    running = await create_server(Referee(db, config), "127.0.0.1:0")
+    running = await create_server(Referee(db, config), "127.0.0.1:0", tls)
     try:
         yield running
     finally:
@@ -60,25 +64,32 @@ async def running_referee(
         await db.close()
 
 
-def stub(address: str) -> tuple[grpc.aio.Channel, arena_pb2_grpc.ArenaServiceStub]:
+def stub(
+    address: str, tls: ClientTls = PLAINTEXT
+) -> tuple[grpc.aio.Channel, arena_pb2_grpc.ArenaServiceStub]:
     """A channel and a public-API stub."""
-    channel = grpc.aio.insecure_channel(address)
+    channel = tls.aio_channel(address)
     return channel, arena_pb2_grpc.ArenaServiceStub(channel)
 
 
-async def register(address: str, name: str) -> str:
+async def register(address: str, name: str, tls: ClientTls = PLAINTEXT) -> str:
     """Register a bot and return its token."""
-    channel, api = stub(address)
+    channel, api = stub(address, tls)
     async with channel:
         reply = await api.RegisterBot(arena_pb2.RegisterBotRequest(name=name))
     return reply.token
 
 
 async def create_match(
-    address: str, game: str, bots: list[str], seed: int = 1, **options: Any
+    address: str,
+    game: str,
+    bots: list[str],
+    seed: int = 1,
+    tls: ClientTls = PLAINTEXT,
+    **options: Any,
 ) -> int:
     """Create a match as admin and return its id."""
-    channel, api = stub(address)
+    channel, api = stub(address, tls)
     request = arena_pb2.CreateMatchRequest(game=game, bots=bots, seed=seed)
     request.options.update(options)
     async with channel:
@@ -87,10 +98,13 @@ async def create_match(
 
 
 async def wait_finished(
-    address: str, match_id: int, timeout: timedelta = timedelta(minutes=1)
+    address: str,
+    match_id: int,
+    timeout: timedelta = timedelta(minutes=1),
+    tls: ClientTls = PLAINTEXT,
 ) -> arena_pb2.Match:
     """Poll until the match has finished; fail after `timeout`."""
-    channel, api = stub(address)
+    channel, api = stub(address, tls)
     async with channel:
         deadline = asyncio.get_running_loop().time() + timeout.total_seconds()
         while True:

@@ -1,4 +1,6 @@
-"""`routing.await_answer`: woken by the answer, by its deadline, and by a deadline that moves."""
+"""`routing.await_answer`: woken by the answer, by its deadline, and by a deadline that moves.
+
+The match awaits the answer future itself, so the answer resumes it directly."""
 
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ def test_the_answer_wakes_the_waiter_at_once() -> None:
         pending.answer.set_result(action)
         assert await waiting is action
         assert time.monotonic() - began < 1
-        assert pending.waiter is None
+        assert pending.rearm is None
 
     asyncio.run(scenario())
 
@@ -81,5 +83,34 @@ def test_an_answer_after_a_reconnect_is_taken() -> None:
         action = bot_pb2.Action(decision=7)
         pending.answer.set_result(action)
         assert await waiting is action
+
+    asyncio.run(scenario())
+
+
+def test_the_answer_resumes_the_waiter_in_one_loop_hop() -> None:
+    """One wake per decision: setting the answer resumes the waiting task on the very next turn
+    of the event loop, with no intermediate callback in between."""
+
+    async def scenario() -> None:
+        hub = Hub(timedelta(seconds=5))
+        hub.connect(42, "bot")
+        pending = _pending(hub, 30)
+        waiting = asyncio.create_task(routing.await_answer(hub, pending))
+        await asyncio.sleep(0.01)
+        pending.answer.set_result(bot_pb2.Action(decision=7))
+        await asyncio.sleep(0)  # one turn of the loop: the waiter's wakeup runs in it
+        assert waiting.done()
+
+    asyncio.run(scenario())
+
+
+def test_a_deadline_passing_leaves_no_timer_and_no_unretrieved_exception() -> None:
+    async def scenario() -> None:
+        hub = Hub(timedelta(seconds=5))
+        hub.connect(42, "bot")
+        pending = _pending(hub, 0.02)
+        assert await routing.await_answer(hub, pending) is None
+        assert pending.rearm is None
+        assert isinstance(pending.answer.exception(), routing.DeadlinePassed)
 
     asyncio.run(scenario())

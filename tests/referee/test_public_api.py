@@ -50,6 +50,8 @@ ADMIN_RPCS = {
     "DeleteSchedule",
     "StartLadder",
     "StopLadder",
+    "StartVersionTest",
+    "StopVersionTest",
 }
 """RPCs that need the admin token: the cases send it, so the arguments are what is refused."""
 
@@ -74,6 +76,9 @@ def _invalid_cases() -> dict[str, list[tuple[Message, str]]]:
     every = dict(every=Duration(seconds=3600))
     far_schedule = arena_pb2.CreateScheduleRequest(**schedule, **every)  # type: ignore[arg-type]
     far_schedule.first_run.seconds = 400_000_000_000
+    versions: dict[str, Any] = dict(
+        game="hart", candidate="v0", baseline="v1", elo0=0.0, elo1=5.0, seats=3, fillers=["v2"]
+    )
     return {
         "RegisterBot": [
             (arena_pb2.RegisterBotRequest(name="x\n"), "name"),
@@ -228,6 +233,33 @@ def _invalid_cases() -> dict[str, list[tuple[Message, str]]]:
             (arena_pb2.StartLadderRequest(game="", table_size=3), "game"),
         ],
         "StopLadder": [(arena_pb2.StopLadderRequest(game="x\ny"), "game")],
+        "StartVersionTest": [
+            (arena_pb2.StartVersionTestRequest(**{**versions, "candidate": "v0@"}), "candidate"),
+            (arena_pb2.StartVersionTestRequest(**{**versions, "baseline": "b@v1@v2"}), "baseline"),
+            (arena_pb2.StartVersionTestRequest(**{**versions, "candidate": "x y"}), "candidate"),
+            (arena_pb2.StartVersionTestRequest(**{**versions, "baseline": ""}), "baseline"),
+            (
+                arena_pb2.StartVersionTestRequest(**{**versions, "fillers": ["ok", "b\n"]}),
+                "fillers[1]",
+            ),
+            (arena_pb2.StartVersionTestRequest(**{**versions, "fillers": ["f"] * 9}), "fillers"),
+            (arena_pb2.StartVersionTestRequest(**{**versions, "elo0": 5000.0}), "elo0"),
+            (arena_pb2.StartVersionTestRequest(**{**versions, "elo1": float("nan")}), "elo1"),
+            (arena_pb2.StartVersionTestRequest(**{**versions, "elo1": -5.0}), "elo1"),
+            (arena_pb2.StartVersionTestRequest(**{**versions, "alpha": 0.7}), "alpha"),
+            (arena_pb2.StartVersionTestRequest(**{**versions, "beta": -0.1}), "beta"),
+            (arena_pb2.StartVersionTestRequest(**{**versions, "seats": 99}), "seats"),
+            (arena_pb2.StartVersionTestRequest(**{**versions, "max_matches": -1}), "max_matches"),
+            (arena_pb2.StartVersionTestRequest(**{**versions, "in_flight": 1000}), "in_flight"),
+            (arena_pb2.StartVersionTestRequest(**{**versions, "game": ""}), "game"),
+        ],
+        "GetVersionTest": [(arena_pb2.GetVersionTestRequest(test_id=0), "test_id")],
+        "StopVersionTest": [(arena_pb2.StopVersionTestRequest(test_id=-3), "test_id")],
+        "ListVersionTests": [
+            (arena_pb2.ListVersionTestsRequest(status=99), "status"),  # type: ignore[arg-type]
+            (arena_pb2.ListVersionTestsRequest(limit=-1), "limit"),
+            (arena_pb2.ListVersionTestsRequest(limit=501), "limit"),
+        ],
     }
 
 

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -109,8 +110,16 @@ def _free_port() -> int:
     return port
 
 
-def _serve(url: str, port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "ARENA_DATABASE_URL": url}
+def _serve(url: str, port: int, home: Path, redis_url: str) -> subprocess.Popen[bytes]:
+    # The session's Redis, named: a referee with no ARENA_REDIS_URL starts an embedded Redis of
+    # its own, which outlives it when the test SIGKILLs it. ARENA_HOME of the test's own, so
+    # that nothing lands in the user's data directory.
+    env = {
+        **os.environ,
+        "ARENA_DATABASE_URL": url,
+        "ARENA_REDIS_URL": redis_url,
+        "ARENA_HOME": str(home),
+    }
     return subprocess.Popen(
         [
             sys.executable,
@@ -134,13 +143,15 @@ def _serve(url: str, port: int) -> subprocess.Popen[bytes]:
     )
 
 
-def test_an_adhoc_match_survives_kill_9_of_its_referee(fresh_database_url: str) -> None:
+def test_an_adhoc_match_survives_kill_9_of_its_referee(
+    fresh_database_url: str, redis_server_url: str, tmp_path: Path
+) -> None:
     names = ["k0", "k1", "k2"]
     port = _free_port()
     address = f"127.0.0.1:{port}"
 
     async def scenario() -> None:
-        process = _serve(fresh_database_url, port)
+        process = _serve(fresh_database_url, port, tmp_path, redis_server_url)
         try:
             await until_serving(address)
             tokens = [await register(address, n) for n in names]
@@ -154,7 +165,7 @@ def test_an_adhoc_match_survives_kill_9_of_its_referee(fresh_database_url: str) 
                 process.wait(10)
                 status, _, _ = await _stored(fresh_database_url, match_id)
                 assert status == "running"
-                process = _serve(fresh_database_url, port)
+                process = _serve(fresh_database_url, port, tmp_path, redis_server_url)
                 await until_serving(address)
                 match = await wait_finished(address, match_id, timeout=timedelta(seconds=120))
             assert match.status == common_pb2.MATCH_STATUS_FINISHED

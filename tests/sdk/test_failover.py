@@ -12,6 +12,7 @@ import socket
 import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -161,13 +162,15 @@ def test_a_dead_first_address_costs_a_bot_well_under_a_second(fresh_database_url
     asyncio.run(scenario())
 
 
-def test_a_bot_fails_over_when_its_referee_process_is_killed(fresh_database_url: str) -> None:
+def test_a_bot_fails_over_when_its_referee_process_is_killed(
+    fresh_database_url: str, redis_server_url: str, tmp_path: Path
+) -> None:
     """kill -9: no goodbye, the stream breaks with UNAVAILABLE; the bot is on the next referee
     within the same couple of seconds."""
 
     async def scenario() -> None:
         port = free_port()
-        process = _serve(fresh_database_url, port)
+        process = _serve(fresh_database_url, port, tmp_path, redis_server_url)
         try:
             doomed = f"127.0.0.1:{port}"
             await until_serving(doomed)

@@ -1,6 +1,6 @@
 """The Node example reads an address list the way the SDK does: the same lists parse to the same
 addresses, the same mistakes are refused, and it moves on to the next referee after a failure.
-Runs examples/node-bot/addresses.js (no npm packages needed) with the `node` on PATH."""
+Runs sdk/node/src/addresses.js (no npm packages needed) with the `node` on PATH."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from arena.sdk import AddressError, parse_addresses
 
 NODE = shutil.which("node")
-ADDRESSES_JS = Path(__file__).resolve().parents[2] / "examples" / "node-bot" / "addresses.js"
+ADDRESSES_JS = Path(__file__).resolve().parents[2] / "sdk" / "node" / "src" / "addresses.js"
 CASES = [
     "localhost:50051",
     " ref-a:50051 , ref-b:50051 ",

@@ -114,6 +114,27 @@ def test_claim_renew_lapse_and_takeover(fresh_database_url: str) -> None:
     run(fresh_database_url, scenario)
 
 
+def test_a_host_does_not_take_over_a_match_it_still_runs(fresh_database_url: str) -> None:
+    """The database was down, so the host's lease lapsed while it kept the match running: its
+    own scan must not take the match from itself (a new epoch fences the runner and stops the
+    match for a lease period); its renewal under the old epoch extends the lease instead."""
+
+    async def scenario(db: Database) -> None:
+        match_id = await new_match(db)
+        assert await db.claim_match(match_id, "a", SHORT) == 1
+        await lapse()
+        assert await db.claim_lapsed_matches("a", LONG, 10, [match_id]) == []
+        assert await db.renew_leases("a", {match_id: 1}, LONG) == {match_id}
+        assert await db.match_host(match_id) == ("a", 1)
+        await db.renew_leases("a", {match_id: 1}, SHORT)
+        await lapse()
+        # Another referee may still take it (the host is stalled, for all it knows), and a host
+        # that no longer runs the match takes it back as it would any lapsed match.
+        assert await db.claim_lapsed_matches("a", LONG, 10, []) == [(match_id, 2, "a")]
+
+    run(fresh_database_url, scenario)
+
+
 def test_a_claim_needs_an_unfinished_match_that_is_free(fresh_database_url: str) -> None:
     async def scenario(db: Database) -> None:
         legacy = await new_match(db, started=True)  # host "creator", no lease: free

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import time
 from datetime import timedelta
@@ -142,3 +143,32 @@ def test_one_slow_probe_does_not_mark_the_database_down(fresh_database_url: str)
 
     # Single and double failures pass unnoticed; the third in a row marks it down.
     assert asyncio.run(scenario()) == [False]
+
+
+def test_after_a_failed_call_every_connection_is_checked_before_it_is_lent(
+    fresh_database_url: str,
+) -> None:
+    """A connection given back a moment ago is lent without a check (one round trip fewer per
+    decision batch), but a Postgres restart kills every pooled connection at once: the first
+    call that meets a dead one fails, and from then on each is checked, so the next call works."""
+    migrate_database(fresh_database_url)
+
+    async def scenario() -> None:
+        proxy = TcpProxy(fresh_database_url)
+        await proxy.start()
+        db = await Database.open(proxy.url, min_size=4, max_size=4)
+        try:
+            # Four connections in use at once, all given back within the last moment.
+            await asyncio.gather(*(db.list_bots() for _ in range(4)))
+            await proxy.stop()  # a restart faster than any probe: every connection is cut
+            await proxy.start()
+            # This call meets a dead connection: it fails, or the pool's check of an unchecked
+            # one failed first and it was served by a new one.
+            with contextlib.suppress(Unavailable):
+                await db.list_bots()
+            assert await db.list_bots() == []
+        finally:
+            await db.close()
+            await proxy.stop()
+
+    asyncio.run(scenario())

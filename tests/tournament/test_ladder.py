@@ -11,7 +11,6 @@ from pathlib import Path
 
 import psycopg
 import pytest
-import redis
 
 from arena.tournament import ladder
 from arena.tournament.ladder import choose_tables
@@ -33,12 +32,9 @@ def test_the_fewest_games_sit_first_and_meet_the_nearest_ratings() -> None:
 
 @pytest.mark.integration
 def test_a_ladder_keeps_six_bots_playing_evenly_and_rates_every_match_once(
-    fresh_database_url: str,
+    fresh_database_url: str, isolated_redis_url: str
 ) -> None:
-    broker = os.environ.get("ARENA_REDIS_URL", "")
-    if not broker:
-        pytest.fail("ARENA_REDIS_URL must name this test run's own Redis database")
-    redis.Redis.from_url(broker).flushdb()
+    broker = isolated_redis_url  # a broker of its own: no stale tasks, nobody else's queue
     wanted = 8
 
     async def scenario(tmp: str) -> None:

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import psycopg
 import pytest
-import redis
 
 from arena.storage import Database
 from arena.tournament import schedules
@@ -87,6 +86,8 @@ def test_due_schedules_create_one_edition_each_however_late_or_raced(
                 db, name="ghost", game="hart", table_size=4, every=timedelta(hours=1),
                 first_run=NOW, bot_names=["ghost", *names],
             )  # fmt: skip
+        async with db.transaction("own the schedule") as conn:  # as CreateSchedule records it
+            await conn.execute("UPDATE schedules SET owner_id = 1 WHERE id = %s", [late])
         other = await Database.open(migrated_database_url)
         try:  # two beat ticks at once
             made = await asyncio.gather(
@@ -95,6 +96,11 @@ def test_due_schedules_create_one_edition_each_however_late_or_raced(
         finally:
             await other.close()
         assert sorted(len(m) for m in made) == [0, 1], "one edition, however many ticks race"
+        async with db.transaction("read the edition's owner") as conn:
+            cursor = await conn.execute(
+                "SELECT owner_id FROM tournaments WHERE id = %s", [max(made)[0]]
+            )
+            assert await cursor.fetchone() == (1,), "the schedule's owner owns its editions"
         assert await schedules.run_due(db, nobody, NOW) == []
         by_name = {s.name: s for s in await schedules.list_schedules(db)}
         assert by_name["late"].editions == 1 and by_name["late"].next_run == NOW + timedelta(
@@ -114,12 +120,9 @@ def test_due_schedules_create_one_edition_each_however_late_or_raced(
 
 @pytest.mark.integration
 def test_a_real_beat_creates_two_editions_among_the_connected_bots(
-    fresh_database_url: str,
+    fresh_database_url: str, isolated_redis_url: str
 ) -> None:
-    broker = os.environ.get("ARENA_REDIS_URL", "")
-    if not broker:
-        pytest.fail("ARENA_REDIS_URL must name this test run's own Redis database")
-    redis.Redis.from_url(broker).flushdb()
+    broker = isolated_redis_url  # a broker of its own: no stale tasks, nobody else's queue
 
     async def scenario(tmp: str) -> list[tuple[str, list[str]]]:
         async with running_referee(fresh_database_url) as server:

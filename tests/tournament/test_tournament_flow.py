@@ -44,6 +44,7 @@ def test_three_round_swiss_rates_every_match_exactly_once(
                 assert step.round_no == 1 and step.tables
                 again = await tournaments.start(db, tid)
                 assert again.tables == step.tables, "starting twice pairs once"
+                assert step.started_now and not again.started_now
                 while not step.finished:
                     results = await asyncio.gather(
                         *(host_table(tid, step.round_no, t.table_no) for t in step.tables)

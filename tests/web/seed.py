@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import engines
-from arena.sdk.bots import strategy
+from arena.sdk.bots import strategy, strategy_names
 from arena.sdk.local import play_local
 from arena.storage import Database, botstats
 from arena.storage.rows import DecisionRow, SeatResult
@@ -60,7 +60,8 @@ async def store_match(
     `strikes` maps (decision, seat) to (kind, message) written as the referee writes them.
     """
     rules = engines.get(game)
-    played = play_local(game, [strategy(game, "heuristic") for _ in bots], seed)
+    kind = "heuristic" if "heuristic" in strategy_names(game) else "random"  # OpenSpiel's: random
+    played = play_local(game, [strategy(game, kind) for _ in bots], seed)
     record = played.record
     match_id = await db.create_match(
         game, rules.version, dict(record.options), len(bots), seed, {}, [b for _, b in bots]

@@ -70,7 +70,9 @@ def world(migrated_database_url: str) -> World:
 @pytest.fixture(scope="module")
 def client(world: World) -> Iterator[TestClient]:
     """The app with no spectator delay (the delay has its own test)."""
-    app = create_app(WebConfig(database_url=world.url, spectator_delay=timedelta(0)))
+    app = create_app(
+        WebConfig(database_url=world.url, spectator_delay=timedelta(0), fresh_for=timedelta(0))
+    )
     with TestClient(app) as test_client:
         yield test_client
 
@@ -99,6 +101,33 @@ def test_leaderboard_lists_the_ratings_in_the_database(client: TestClient, world
     page = client.get("/leaderboard/hart").text
     for name, rating, _ in stored:
         assert name in page and f"{rating:.1f}" in page
+    # The rough 95% margin, 681 / sqrt(games) Elo, so authors see who is not yet told apart.
+    for entry, (_, _, games) in zip(board["entries"], stored, strict=True):
+        assert abs(entry["rating_margin"] - 680.97 / games**0.5) < 0.06
+        assert f"±{entry['rating_margin']:.0f}" in page
+
+
+def test_an_openspiel_games_leaderboard_has_a_route_of_its_own(
+    client: TestClient, world: World
+) -> None:
+    """`openspiel/leduc_poker` holds a slash, which `{game}` does not take."""
+    pytest.importorskip("pyspiel")
+    with psycopg.connect(world.url) as conn:
+        (bot_id, name) = conn.execute("SELECT id, name FROM bots ORDER BY id LIMIT 1").fetchone()
+        conn.execute(
+            "INSERT INTO ratings (bot_id, game, rating, games) "
+            "VALUES (%s, 'openspiel/leduc_poker', 1612.5, 7)",
+            (bot_id,),
+        )
+    try:
+        board = client.get("/api/leaderboard/openspiel/leduc_poker").json()
+        page = client.get("/leaderboard/openspiel/leduc_poker")
+    finally:
+        with psycopg.connect(world.url) as conn:
+            conn.execute("DELETE FROM ratings WHERE game = 'openspiel/leduc_poker'")
+    assert board["game"] == "openspiel/leduc_poker" and "Leduc" in board["title"]
+    assert [(e["bot"], e["rating"], e["games"]) for e in board["entries"]] == [(name, 1612.5, 7)]
+    assert page.status_code == 200 and name in page.text and "1612.5" in page.text
 
 
 def test_leaderboard_shows_the_second_rating_system_beside_elo(
@@ -121,6 +150,8 @@ def test_leaderboard_shows_the_second_rating_system_beside_elo(
     assert board["second_system"] == "OpenSkill"
     shown = {e["bot"]: e["openskill"] for e in board["entries"]}
     assert shown.pop("alpha") == 22.5  # mu - 3 sigma
+    assert {e["bot"]: e["openskill_sigma"] for e in board["entries"]}["alpha"] == 2.5
+    assert "\N{GREEK SMALL LETTER SIGMA} 2.5" in page
     assert set(shown.values()) == {None}
     assert "OpenSkill" in page and "22.5" in page
 
@@ -141,6 +172,9 @@ def test_bot_page_and_api_show_the_diagnostics(client: TestClient, world: World)
     page = client.get("/bots/alpha").text
     assert f"/matches/{world.hart.match_id}#step=4" in page, "the Problem links to its step"
     assert "<svg class='chart'" in page
+    assert [v["label"] for v in bot["versions"]] == ["v1"]
+    assert {r["version"] for r in bot["recent"]} == {"v1"}, "every match records its version"
+    assert "<h2>Versions</h2>" in page and "(plays now)" in page
 
 
 def test_replay_steps_end_with_the_stored_ranking(client: TestClient, world: World) -> None:
@@ -243,6 +277,7 @@ def test_home_lists_games_live_matches_and_tournaments(client: TestClient, world
     [
         ("/api/bots/nobody", 404, "unknown bot 'nobody'"),
         ("/api/leaderboard/chess", 404, "unknown game 'chess'"),
+        ("/api/leaderboard/openspiel/nope", 404, "unknown game 'openspiel/nope'"),
         ("/api/matches/999999", 404, "no match 999999"),
         ("/api/matches/abc/steps", 404, "match id must be a number"),
         ("/api/tournaments/424242", 404, "no tournament 424242"),

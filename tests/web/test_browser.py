@@ -5,7 +5,8 @@ three-round Swiss of Hart, plus a slow Loyang match held open by two slow bots. 
 page loads with no console error, the leaderboard shows the database's ratings, the tournament's
 standings change without a reload, the replay viewer steps and ends on the stored ranking, and
 the running match shows no seat's hidden cards. Screenshots at desktop and phone widths go to
-the test's folder; two are copied to docs/screenshots/ for the README.
+the test's folder; `make screenshots` (which sets SCREENSHOTS_FOR_README) also copies two of
+them to docs/screenshots/ for the README. A plain test run never writes tracked files.
 """
 
 from __future__ import annotations
@@ -61,7 +62,9 @@ CHROME_FLAGS = (
     "--disable-sync",
     "--no-first-run",
 )
-README_SHOTS = {"tournament-desktop.png", "match-desktop.png"}
+README_SHOTS = {"tournament-desktop.png", "match-story-desktop.png"}
+STORY = (DESKTOP[0], 1350)
+"""The README's viewer shot: tall enough for the step's story, the score chart and the moves."""
 
 
 def _binary(command: str, package: str) -> str:
@@ -344,10 +347,22 @@ def test_the_pages_in_a_browser(arena: Arena, browser: WebDriver, tmp_path: Path
     stored = arena.json(f"/api/matches/{match_id}")
     expected = sorted((s["rank"], s["seat"], s["bot"]) for s in stored["seats"])
     shown_ranking = [li.text for li in final.find_elements(By.CSS_SELECTOR, "ol.ranking li")]
-    assert [line.split(" (seat")[0] for line in shown_ranking] == [
-        f"#{rank} {bot}" for rank, _, bot in expected
-    ]
+    assert [line.split(" (seat")[0] for line in shown_ranking] == [bot for _, _, bot in expected]
+    numbers = [li.get_attribute("value") for li in final.find_elements(By.CSS_SELECTOR, "li")]
+    assert numbers == [str(rank) for rank, _, _ in expected], "tied seats share their number"
     browser.save_screenshot(str(shots / "match-final-desktop.png"))
+
+    # A step in the middle, told as a story: its events, the score chart, the move list.
+    middle = total // 2
+    browser.get("about:blank")
+    browser.set_window_size(*STORY)
+    browser.get(f"{arena.url}/matches/{match_id}#step={middle}")
+    until(lambda: counter().startswith(f"step {middle}/"), 20, counter)
+    until(lambda: browser.find_elements(By.CSS_SELECTOR, "#events li"), 20)
+    assert browser.find_elements(By.CSS_SELECTOR, "#chart *"), "the score chart is drawn"
+    browser.save_screenshot(str(shots / "match-story-desktop.png"))
+    browser.set_window_size(*DESKTOP)
+    assert not console_errors(browser)
 
     # The leaderboard lists the ratings stored in Postgres.
     with psycopg.connect(arena.database_url) as conn:
@@ -372,7 +387,8 @@ def test_the_pages_in_a_browser(arena: Arena, browser: WebDriver, tmp_path: Path
     done = {p.name for p in shots.iterdir()}
     for page in ("home", "leaderboard", "bot", "tournament", "match", "live-match"):
         assert {f"{page}-desktop.png", f"{page}-phone.png"} <= done
-    docs = REPO / "docs" / "screenshots"
-    docs.mkdir(exist_ok=True)
-    for name in README_SHOTS:
-        shutil.copy(shots / name, docs / name)
+    if os.environ.get("SCREENSHOTS_FOR_README"):
+        docs = REPO / "docs" / "screenshots"
+        docs.mkdir(exist_ok=True)
+        for name in README_SHOTS:
+            shutil.copy(shots / name, docs / name)

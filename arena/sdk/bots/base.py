@@ -17,7 +17,7 @@ Wire = Any
 """A JSON value as parsed from the wire (what `json.loads` returns)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots=True: the bot SDK runs on Python 3.9, which lacks it
 class Turn:
     """One decision request, as a bot sees it."""
 
@@ -88,9 +88,30 @@ _HEURISTICS = {
 }
 
 
+_OPENSPIEL = {
+    "mcts": "arena.sdk.bots.openspiel:MctsStrategy",
+    "cfr": "arena.sdk.bots.openspiel:CfrStrategy",
+}
+
+
+def _openspiel_strategies(game: str) -> tuple[str, ...]:
+    """The OpenSpiel strategies for `game` beyond random; none without the open-spiel wheel."""
+    if not game.startswith("openspiel/"):
+        return ()
+    try:
+        # Imported here: the wheel is optional and pyspiel takes a while to load.
+        module = importlib.import_module("arena.sdk.bots.openspiel")
+    except ImportError:
+        return ()
+    found: tuple[str, ...] = module.strategies_for(game)
+    return found
+
+
 def strategy_names(game: str) -> tuple[str, ...]:
     """The strategies available for `game`."""
-    return ("random", "heuristic") if game in _HEURISTICS else ("random",)
+    if game in _HEURISTICS:
+        return ("random", "heuristic")
+    return ("random", *_openspiel_strategies(game))
 
 
 def strategy(game: str, name: str) -> Strategy:
@@ -101,4 +122,8 @@ def strategy(game: str, name: str) -> Strategy:
         module, cls = _HEURISTICS[game].split(":")
         made: Strategy = getattr(importlib.import_module(module), cls)()
         return made
+    if name in _OPENSPIEL and name in _openspiel_strategies(game):
+        module, cls = _OPENSPIEL[name].split(":")
+        found: Strategy = getattr(importlib.import_module(module), cls)()
+        return found
     raise ValueError(f"no strategy {name!r} for {game}; known: {', '.join(strategy_names(game))}")

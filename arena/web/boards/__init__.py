@@ -14,6 +14,8 @@ from typing import Any
 
 from markupsafe import escape
 
+OPENSPIEL = "openspiel/"
+"""The prefix of OpenSpiel's games, all drawn by `arena.web.boards.openspiel`."""
 SEAT_COLOURS = ("#d1495b", "#2e86ab", "#e8a33d", "#3b8b5a", "#8e5ea2", "#5c6b73")
 
 
@@ -38,6 +40,9 @@ def counts(mapping: dict[str, Any]) -> str:
 
 def board(game: str, view: Any, names: Sequence[str]) -> str:
     """The board of one public step of `game` as an HTML fragment."""
+    if game.startswith(OPENSPIEL):  # one module draws every OpenSpiel game
+        module = importlib.import_module("arena.web.boards.openspiel")
+        return str(module.board(game.removeprefix(OPENSPIEL), view, names))
     try:
         module = importlib.import_module(f"arena.web.boards.{game}")
     except ModuleNotFoundError:
@@ -48,6 +53,8 @@ def board(game: str, view: Any, names: Sequence[str]) -> str:
 
 def defs(game: str, view: Any) -> str:
     """The shared SVG definitions of a game's boards (empty if it has none)."""
+    if game.startswith(OPENSPIEL):
+        return ""
     try:
         module = importlib.import_module(f"arena.web.boards.{game}")
     except ModuleNotFoundError:

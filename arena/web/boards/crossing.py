@@ -101,33 +101,14 @@ def _track(view: dict[str, Any], names: Sequence[str]) -> str:
     )
 
 
-def _event(e: dict[str, Any], names: Sequence[str]) -> str | None:
-    s = seat_tag(e.get("seat"), names)
-    kind = e.get("kind")
-    if kind == "rolled":
-        return f"{s} rolls {'+'.join(str(d) for d in e['dice'])}"
-    if kind == "moved":
-        return f"{s} moves to space {e['to']}"
-    if kind == "contract_taken":
-        return f"{s} takes contract {escape(e['contract'])} for ${e['price']}"
-    if kind == "car_gained":
-        return f"{s} gains a {escape(e['car'])} car"
-    if kind == "card_played":
-        return f"{s} plays {escape(e['card'])}"
-    if kind == "double_cross":
-        return f"{s} double-crosses {seat_tag(e['owner'], names)} for {escape(e['contract'])}"
-    if kind == "paid":
-        return f"{s} pays ${e['amount']} ({escape(e['why'])})"
-    if kind == "turn":
-        return f"turn {e['turn']}: {s}"
-    if kind == "game_over":
-        return f"game over ({escape(e['reason'])}): winner {seat_tag(e.get('winner'), names)}"
-    return None
-
-
 def board(view: dict[str, Any], names: Sequence[str]) -> str:
     """The track, then a rack of cars and the contracts of each player."""
     turn = view.get("turn") or {}
+    layout = _layout(view["board_name"])
+
+    def where(position: int) -> str:
+        return layout[position][0] if 0 <= position < len(layout) else f"space {position}"
+
     racks = []
     for p in view["players"]:
         seat = p["seat"]
@@ -135,11 +116,11 @@ def board(view: dict[str, Any], names: Sequence[str]) -> str:
         racks.append(
             f"<div class='stall{' acting' if seat == turn.get('active') else ''}' "
             f"style='--c:{colour(seat)}'><div class='stall-head'>{seat_tag(seat, names)}</div>"
-            f"<div class='money'>${p['money']}</div><div>space <b>{p['position']}</b> · "
+            f"<div class='money'>${p['money']}</div>"
+            f"<div>at <b>{escape(where(p['position']))}</b> · "
             f"crew cards <b>{p['hand_count']}</b></div><div>rack: {counts(p['cars'])}</div>"
             f"<div>contracts: {contracts or 'none'}</div></div>"
         )
-    events = [line for e in view.get("events") or [] if (line := _event(e, names))]
     winner = view.get("winner")
     return (
         f"<div class='board crossing'><div class='status'>turn {turn.get('number', 0)} · active "
@@ -147,5 +128,5 @@ def board(view: dict[str, Any], names: Sequence[str]) -> str:
         f"{counts(view.get('yards') or {})}"
         f"{' · winner ' + seat_tag(winner, names) if winner is not None else ''}</div>"
         f"<div class='split'>{_track(view, names)}<div class='stalls'>{''.join(racks)}</div></div>"
-        f"<ul class='events'>{''.join(f'<li>{line}</li>' for line in events)}</ul></div>"
+        "</div>"
     )

@@ -1,10 +1,10 @@
-// Live tournament page: polls the JSON API and redraws standings, progress and rounds in place.
+// Live tournament page: follows the tournament's pushed updates and redraws standings, progress
+// and rounds in place.
 (function () {
   "use strict";
   const root = document.getElementById("tournament");
   if (!root) return;
   const id = root.dataset.id;
-  const poll = Number(root.dataset.poll) || 1000;
   const COLOURS = ["#d1495b", "#2e86ab", "#e8a33d", "#3b8b5a", "#8e5ea2", "#5c6b73"];
   const node = (tag, text, attrs) => {
     const made = document.createElement(tag);
@@ -54,29 +54,34 @@
     }
   }
 
-  async function refresh() {
-    try {
-      const response = await fetch("/api/tournaments/" + id);
-      if (!response.ok) throw new Error("HTTP " + response.status);
-      const t = await response.json();
-      const status = document.getElementById("t-status");
-      status.textContent = t.status;
-      status.className = "status " + t.status;
-      document.getElementById("t-round").textContent = t.current_round;
-      document.getElementById("t-progress").textContent =
-        t.progress.tables_finished + "/" + t.progress.tables;
-      standings(t.standings);
-      rounds(t.rounds_played);
-      root.dataset.status = t.status;
-      document.getElementById("t-updated").textContent =
-        "updated " + new Date().toLocaleTimeString();
-      if (t.status === "finished" || t.status === "cancelled") return;
-    } catch (error) {
-      document.getElementById("t-updated").textContent = "update failed: " + error.message;
+  function render(t) {
+    const status = document.getElementById("t-status");
+    status.textContent = t.status;
+    status.className = "status " + t.status;
+    document.getElementById("t-round").textContent = t.current_round;
+    document.getElementById("t-progress").textContent =
+      t.progress.tables_finished + "/" + t.progress.tables;
+    standings(t.standings);
+    rounds(t.rounds_played);
+    root.dataset.status = t.status;
+    document.getElementById("t-updated").textContent = "updated " + new Date().toLocaleTimeString();
+    if (t.status !== "scheduled") {
+      const starts = document.getElementById("t-starts");
+      if (starts) starts.hidden = true;
     }
-    setTimeout(refresh, poll);
   }
-  if (root.dataset.status !== "finished" && root.dataset.status !== "cancelled") {
-    setTimeout(refresh, poll);
+
+  // Pushed by the server (Server-Sent Events) whenever the tournament changes; no polling.
+  function follow() {
+    const source = new EventSource("/api/tournaments/" + id + "/live");
+    source.addEventListener("update", function (e) {
+      const t = JSON.parse(e.data);
+      render(t);
+      if (t.status === "finished" || t.status === "cancelled") source.close();
+    });
+    source.addEventListener("error", function () {
+      document.getElementById("t-updated").textContent = "reconnecting…";
+    });
   }
+  if (root.dataset.status !== "finished" && root.dataset.status !== "cancelled") follow();
 })();

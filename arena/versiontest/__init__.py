@@ -1,0 +1,1 @@
+"""Version tests: is a candidate bot stronger than a baseline? Paired sets and a GSPRT."""

@@ -1,0 +1,3 @@
+"""Hostile bot: exits at once with a failure status."""
+
+raise SystemExit(3)

@@ -1,0 +1,5 @@
+"""Hostile bot: dereferences a null pointer."""
+
+import ctypes
+
+ctypes.string_at(0)
