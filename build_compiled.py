@@ -1,6 +1,6 @@
 """Optional: compile the rules engines' hot modules with mypyc, in place (issue 30).
 
-    .venv/bin/python build_compiled.py            # `make compiled`: build, ~1.5-3 min on 2 cores
+    .venv/bin/python build_compiled.py            # `make compiled`: build, 1.5-2 min on 2 cores
     .venv/bin/python build_compiled.py --clean    # `make clean-compiled`: back to pure Python
     .venv/bin/python build_compiled.py --list     # what is compiled, what is not and why
 
