@@ -8,9 +8,9 @@ The engines stay pure Python: the build only drops C extension modules next to t
 (`engines/<game>/<module>.cpython-*.so`, plus the shared `engines/native__mypyc.*.so`), which
 Python imports in preference to the `.py` files. Removing them (`--clean`) restores the pure
 modules; nothing else changes. The outputs are git-ignored, CI never builds them, and the suite
-passes either way. A stamp (`engines/.compiled.json`) records the hash of every compiled source,
-so that tests/engines/test_compiled.py fails on a stale build (a source edited after the build,
-whose compiled module would silently run the old code).
+passes either way. A stamp (`engines/.compiled.json`) records the hash of every source under
+engines/, so that tests/engines/test_compiled.py fails on a stale build (a source edited after the
+build: a compiled module would silently run its old code).
 
 Only the rule logic of the three games is compiled. The modules left out, and why, are in
 `NOT_COMPILED`; bench/compiled.py measures what the build pays (figures in bench/README.md).
@@ -141,15 +141,19 @@ def build() -> int:
             str(os.cpu_count() or 1),
         ],
     )
+    # Every source under engines/, not only the compiled ones: mypyc bakes in what it read of the
+    # others (`Final` constants, signatures), so any edit there may need a rebuild too.
+    stamped = sorted((ROOT / "engines").rglob("*.py"))
     STAMP.write_text(
-        json.dumps({_module(p): _digest(p) for p in sources}, indent=1, sort_keys=True) + "\n"
+        json.dumps({_module(p): _digest(p) for p in stamped}, indent=1, sort_keys=True) + "\n"
     )
     print(f"compiled {len(sources)} modules in place; `make clean-compiled` removes them")
     return 0
 
 
 def stale() -> list[str]:
-    """Compiled modules whose source changed since the build (empty when fresh or not built)."""
+    """Modules under engines/ whose source changed since the build (empty when fresh or not
+    built): the compiled ones would run their old code, and mypyc read the others."""
     if not STAMP.exists():
         return []
     recorded: dict[str, str] = json.loads(STAMP.read_text())
