@@ -6,7 +6,7 @@ DEPS_STAMP := $(VENV)/.deps-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 BUF_VERSION := 1.75.0
 BUF := tools/buf-$(BUF_VERSION)/node_modules/.bin/buf
 
-.PHONY: sandbox node-runtime demo test test-suite check lint typecheck proto goldens screenshots bench bench-smoke chaos install up clean sdk sdk-python sdk-node breaking docs compiled clean-compiled
+.PHONY: sandbox node-runtime demo test test-suite check lint typecheck proto goldens screenshots bench bench-smoke chaos install up clean sdk sdk-python sdk-node breaking docs compiled clean-compiled test-compiled
 
 $(DEPS_STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -104,6 +104,11 @@ compiled: install  ## optional: compile the engines' rule modules in place with 
 	$(BIN)/python build_compiled.py
 
 clean-compiled:  ## remove the compiled engine modules: pure Python again
+	$(PYTHON) build_compiled.py --clean
+
+test-compiled: compiled  ## CI: the engine, rules and golden tests on the compiled build, then pure Python again
+	$(BIN)/python -m pytest -n auto --dist worksteal tests/engines tests/hart tests/crossing tests/loyang tests/test_goldens.py \
+		|| { $(PYTHON) build_compiled.py --clean; exit 1; }
 	$(PYTHON) build_compiled.py --clean
 
 clean: clean-compiled
