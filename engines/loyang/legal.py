@@ -88,9 +88,12 @@ def _sows(field: str, allowed: frozenset[Crop], kinds: tuple[Crop, ...]) -> tupl
 
 
 @functools.lru_cache(maxsize=8192)
-def _trades(stall: str, crop: Crop, cart: Counts, price: int) -> tuple[Action, ...]:
-    """Taking `crop` from the stall for each way the cart can pay `price` crops."""
-    return tuple([_trade(stall, crop, give) for give in board.gives(cart, price)])
+def _trades(stall: str, goods: Counts, cart: Counts) -> tuple[Action, ...]:
+    """Taking each crop left on `stall` for each way the cart can pay its price in crops."""
+    cost = board.stall_def(stall).cost
+    return tuple(
+        [_trade(stall, c, give) for c in CROPS if goods[c] for give in board.gives(cart, cost[c])]
+    )
 
 
 _deliver = functools.cache(Deliver)
@@ -251,10 +254,7 @@ def act_actions(state: LoyangState, turn: Turn, player: Player) -> list[Action]:
     else:
         out += [_SELL[c] for c in kinds]
     for stall in player.stalls:
-        card, goods, cost = stall.card, stall.goods, board.stall_def(stall.card).cost
-        for c in CROPS:
-            if goods[c]:
-                out += _trades(card, c, cart, cost[c])
+        out += _trades(stall.card, stall.goods, cart)
     for regular in player.regulars:
         if board.may_deliver(regular, state.round, config.regular_max) and has_all(
             cart, board.regular_def(regular.card).crops
