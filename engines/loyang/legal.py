@@ -82,9 +82,34 @@ _trade = functools.cache(Trade)
 # The sowings and trades on offer depend on a few small values alone, which recur turn after
 # turn and match after match: each list is built once (a cache hit costs a hash of its key).
 @functools.lru_cache(maxsize=4096)
-def _sows(field: str, allowed: frozenset[Crop], kinds: tuple[Crop, ...]) -> tuple[Action, ...]:
-    """Sowing each crop of `kinds` (those on the cart) that the empty field allows."""
-    return tuple([_sow(field, c) for c in kinds if c in allowed])
+def _sows(field: str, allowed: frozenset[Crop], cart: Counts) -> tuple[Action, ...]:
+    """Sowing each crop on the cart that the empty field allows."""
+    return tuple([_sow(field, c) for c in CROPS if cart[c] and c in allowed])
+
+
+@functools.lru_cache(maxsize=4096)
+def _buys(cash: int, discount: int, stock: Counts | None) -> tuple[Action, ...]:
+    """Buying each crop whose price less `discount` is at most `cash` (with a strict stock,
+    `stock` is the shop's and it must hold the crop)."""
+    return tuple(
+        [
+            _BUY[c]
+            for c in CROPS
+            if max(0, DATA.buy[c] - discount) <= cash and (stock is None or stock[c] > 0)
+        ]
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _sells(cart: Counts, stock: Counts | None) -> tuple[Action, ...]:
+    """Selling each crop on the cart (with a strict stock, `stock` is the shop's and it must
+    have room for the crop)."""
+    capacity = DATA.shop_capacity
+    return tuple([_SELL[c] for c in CROPS if cart[c] and (stock is None or stock[c] < capacity[c])])
+
+
+_DEAREST = max(DATA.buy)
+"""The highest buy price: any cash from it up affords every crop (`_buys` keys on less)."""
 
 
 @functools.lru_cache(maxsize=8192)
@@ -239,20 +264,12 @@ def act_actions(state: LoyangState, turn: Turn, player: Player) -> list[Action]:
     out: list[Action] = [_END_TURN]
     config = state.config
     cart, cash = player.cart, player.cash
-    kinds = tuple([c for c in CROPS if cart[c]])
     for f in player.fields:
         if f.crop is None:
-            out += _sows(f.id, f.allowed, kinds)
-    strict, shop, prices, discount = config.strict_stock, player.shop, DATA.buy, turn.discount
-    for c in CROPS:
-        price = prices[c] - discount  # buy_price, unrolled: no max() call per crop
-        if (price if price > 0 else 0) <= cash and (not strict or shop[c] > 0):
-            out.append(_BUY[c])
-    capacity = DATA.shop_capacity
-    if strict:
-        out += [_SELL[c] for c in kinds if shop[c] < capacity[c]]
-    else:
-        out += [_SELL[c] for c in kinds]
+            out += _sows(f.id, f.allowed, cart)
+    stock = player.shop if config.strict_stock else None
+    out += _buys(min(cash, _DEAREST), turn.discount, stock)
+    out += _sells(cart, stock)
     for stall in player.stalls:
         out += _trades(stall.card, stall.goods, cart)
     for regular in player.regulars:
