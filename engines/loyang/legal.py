@@ -69,14 +69,20 @@ from engines.loyang.state import (
 )
 from engines.loyang.work import Board
 
-# Actions are immutable values and the same ones are offered decision after decision: the action
-# phase's are built once and shared (building a dozen dataclasses per decision was a visible
-# share of it; sharing also lets an offered action be found by identity when it is checked).
+# Actions are immutable values and the same ones are offered decision after decision: they are
+# built once and shared (building a dozen dataclasses per decision was a visible share of it;
+# sharing also lets an offered action be found by identity when it is checked).
 _END_TURN, _BUY_PAIR, _UPGRADE, _LOAN = EndTurn(), BuyPair(), Upgrade(), Loan()
+_REVEAL, _FINISH_STORING, _FINISH_SCORING = Reveal(), FinishStoring(), FinishScoring()
 _BUY = tuple(Buy(c) for c in CROPS)
 _SELL = tuple(Sell(c) for c in CROPS)
+_STORE = tuple(Store(c) for c in CROPS)
 _sow = functools.cache(Sow)
 _trade = functools.cache(Trade)
+_play = functools.cache(Play)
+_take = functools.cache(Take)
+_keep = functools.cache(Keep)
+_advance = functools.cache(Advance)
 
 
 # The sowings and trades on offer depend on a few small values alone, which recur turn after
@@ -89,15 +95,9 @@ def _sows(field: str, allowed: frozenset[Crop], cart: Counts) -> tuple[Action, .
 
 @functools.lru_cache(maxsize=4096)
 def _buys(cash: int, discount: int, stock: Counts | None) -> tuple[Action, ...]:
-    """Buying each crop whose price less `discount` is at most `cash` (with a strict stock,
-    `stock` is the shop's and it must hold the crop)."""
-    return tuple(
-        [
-            _BUY[c]
-            for c in CROPS
-            if max(0, DATA.buy[c] - discount) <= cash and (stock is None or stock[c] > 0)
-        ]
-    )
+    """Buying each crop `cash` affords (with a strict stock, `stock` must hold it)."""
+    affords = [c for c in CROPS if max(0, DATA.buy[c] - discount) <= cash]
+    return tuple([_BUY[c] for c in affords if stock is None or stock[c] > 0])
 
 
 @functools.lru_cache(maxsize=4096)
@@ -199,15 +199,15 @@ def card_actions(state: LoyangState, seat: Seat) -> list[Action]:
     hand = state.players[seat].hand
     may_reveal = state.config.two_player_rule and bool(state.deck)
     if not state.opened:
-        return [*(Play(c) for c in hand), *([Reveal()] if may_reveal else [])]
+        return [*(_play(c) for c in hand), *([_REVEAL] if may_reveal else [])]
     last = sum(1 for p in state.players if p.hand) == 1
     out: list[Action] = []
     if len(hand) >= 2 and not last:
-        out += [Play(c) for c in hand]
+        out += [_play(c) for c in hand]
         if may_reveal:
-            out.append(Reveal())
-    out += [Take(c, h) for c in state.courtyard for h in hand]
-    return out or [Play(c) for c in hand]  # an empty courtyard leaves only playing (research L18)
+            out.append(_REVEAL)
+    out += [_take(c, h) for c in state.courtyard for h in hand]
+    return out or [_play(c) for c in hand]  # an empty courtyard leaves only playing (research L18)
 
 
 def grid_buys(grid: tuple[str | None, ...], cash: int) -> tuple[GridBuy, ...]:
@@ -232,13 +232,11 @@ def opponent_choices(state: LoyangState) -> list[Action]:
 
 def pay_actions(player: Player, strict: bool) -> list[Action]:
     """Ways to raise owed money: sell a crop (cheapest first), a cash helper, or a loan."""
-    out: list[Action] = [Sell(c) for c in board.sellable(player, strict)]
+    out: list[Action] = [_SELL[c] for c in board.sellable(player, strict)]
     out += [
-        UseHelper(h.card)
-        for h in player.helpers
-        if board.helper_def(h.card).effect.kind is GAIN_CASH
+        _use(h.card) for h in player.helpers if board.helper_def(h.card).effect.kind is GAIN_CASH
     ]
-    out.append(Loan())
+    out.append(_LOAN)
     return out
 
 
@@ -307,23 +305,23 @@ def keep_actions(turn: Turn) -> list[Action]:
     options += [(c,) for c in drawn]
     if len(drawn) == 2:
         options += [drawn, (drawn[1], drawn[0])]
-    return [Keep(o) for o in options]
+    return [_keep(o) for o in options]
 
 
 def store_actions(player: Board) -> list[Action]:
     """Store 1 crop at a time up to the storehouse's capacity, upgrade it, or finish."""
-    out: list[Action] = [FinishStoring()]
+    out: list[Action] = [_FINISH_STORING]
     if sum(player.store) < board.capacity(player):
-        out += [Store(c) for c in CROPS if player.cart[c]]
+        out += [_STORE[c] for c in CROPS if player.cart[c]]
     if not player.upgraded and player.cash >= K.storehouse_upgrade_cost:
-        out.append(Upgrade())
+        out.append(_UPGRADE)
     return out
 
 
 def score_actions(player: Player) -> list[Action]:
     """Stay, or pay for 1, 2, ... steps on the Path (as many as the cash allows)."""
     steps = board.affordable_steps(player)
-    return [FinishScoring(), *(Advance(n) for n in range(1, steps + 1))]
+    return [_FINISH_SCORING, *(_advance(n) for n in range(1, steps + 1))]
 
 
 # -- helpers ---------------------------------------------------------------------------------
