@@ -88,9 +88,9 @@ _advance = functools.cache(Advance)
 # The sowings and trades on offer depend on a few small values alone, which recur turn after
 # turn and match after match: each list is built once (a cache hit costs a hash of its key).
 @functools.lru_cache(maxsize=4096)
-def _sows(field: str, allowed: frozenset[Crop], cart: Counts) -> tuple[Action, ...]:
-    """Sowing each crop on the cart that the empty field allows."""
-    return tuple([_sow(field, c) for c in CROPS if cart[c] and c in allowed])
+def _sows(field: str, allowed: frozenset[Crop], kinds: tuple[Crop, ...]) -> tuple[Action, ...]:
+    """Sowing each crop of `kinds` (those on the cart) that the empty field allows."""
+    return tuple([_sow(field, c) for c in kinds if c in allowed])
 
 
 @functools.lru_cache(maxsize=4096)
@@ -98,14 +98,6 @@ def _buys(cash: int, discount: int, stock: Counts | None) -> tuple[Action, ...]:
     """Buying each crop `cash` affords (with a strict stock, `stock` must hold it)."""
     affords = [c for c in CROPS if max(0, DATA.buy[c] - discount) <= cash]
     return tuple([_BUY[c] for c in affords if stock is None or stock[c] > 0])
-
-
-@functools.lru_cache(maxsize=4096)
-def _sells(cart: Counts, stock: Counts | None) -> tuple[Action, ...]:
-    """Selling each crop on the cart (with a strict stock, `stock` is the shop's and it must
-    have room for the crop)."""
-    capacity = DATA.shop_capacity
-    return tuple([_SELL[c] for c in CROPS if cart[c] and (stock is None or stock[c] < capacity[c])])
 
 
 _DEAREST = max(DATA.buy)
@@ -262,12 +254,16 @@ def act_actions(state: LoyangState, turn: Turn, player: Player) -> list[Action]:
     out: list[Action] = [_END_TURN]
     config = state.config
     cart, cash = player.cart, player.cash
+    kinds = tuple([c for c in CROPS if cart[c]])
     for f in player.fields:
         if f.crop is None:
-            out += _sows(f.id, f.allowed, cart)
-    stock = player.shop if config.strict_stock else None
-    out += _buys(min(cash, _DEAREST), turn.discount, stock)
-    out += _sells(cart, stock)
+            out += _sows(f.id, f.allowed, kinds)
+    shop = player.shop
+    out += _buys(min(cash, _DEAREST), turn.discount, shop if config.strict_stock else None)
+    if config.strict_stock:
+        out += [_SELL[c] for c in kinds if shop[c] < DATA.shop_capacity[c]]
+    else:
+        out += [_SELL[c] for c in kinds]
     for stall in player.stalls:
         out += _trades(stall.card, stall.goods, cart)
     for regular in player.regulars:
