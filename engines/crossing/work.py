@@ -94,27 +94,7 @@ class Work:
 
     def freeze(self, number: int) -> CrossingState:
         """The state this working copy has become, waiting for decision `number`."""
-        state = object.__new__(CrossingState)
-        (set_settings, set_number, set_players, set_yards, set_stacks, set_loose, set_depot,
-         set_piles, set_discard, set_turns, set_regular_turns, set_turn, set_tasks, set_prompt,
-         set_winner, set_termination) = _STATE_SETTERS  # fmt: skip
-        set_settings(state, self.settings)
-        set_number(state, number)
-        set_players(state, _players(self))
-        set_yards(state, self.yards)
-        set_stacks(state, self.stacks)
-        set_loose(state, self.loose)
-        set_depot(state, self.depot)
-        set_piles(state, self.piles)
-        set_discard(state, self.discard)
-        set_turns(state, self.turns)
-        set_regular_turns(state, self.regular_turns)
-        set_turn(state, self.turn)
-        set_tasks(state, tuple(self.tasks))
-        set_prompt(state, self.prompt)
-        set_winner(state, self.winner)
-        set_termination(state, self.termination)
-        return state
+        return _state(self, number)
 
     # -- bookkeeping ----------------------------------------------------------------------------
     def emit(self, kind: str, audience: Seat | None = None, **data: Json) -> None:
@@ -263,6 +243,31 @@ class Work:
     def cards_left(self) -> int:
         """Crew cards that can still be drawn (piles and discards)."""
         return sum(len(p) for p in self.piles) + sum(self.discard)
+
+
+def _state(w: Work, number: int) -> CrossingState:
+    """`CrossingState(...)` of `w` now, cheaper (`engines.frozen`)."""
+    state = object.__new__(CrossingState)
+    (set_settings, set_number, set_players, set_yards, set_stacks, set_loose, set_depot,
+     set_piles, set_discard, set_turns, set_regular_turns, set_turn, set_tasks, set_prompt,
+     set_winner, set_termination) = _STATE_SETTERS  # fmt: skip
+    set_settings(state, w.settings)
+    set_number(state, number)
+    set_players(state, _players(w))
+    set_yards(state, w.yards)
+    set_stacks(state, w.stacks)
+    set_loose(state, w.loose)
+    set_depot(state, w.depot)
+    set_piles(state, w.piles)
+    set_discard(state, w.discard)
+    set_turns(state, w.turns)
+    set_regular_turns(state, w.regular_turns)
+    set_turn(state, w.turn)
+    set_tasks(state, tuple(w.tasks))
+    set_prompt(state, w.prompt)
+    set_winner(state, w.winner)
+    set_termination(state, w.termination)
+    return state
 
 
 def _players(w: Work) -> tuple[Player, ...]:
