@@ -6,7 +6,7 @@ DEPS_STAMP := $(VENV)/.deps-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 BUF_VERSION := 1.75.0
 BUF := tools/buf-$(BUF_VERSION)/node_modules/.bin/buf
 
-.PHONY: sandbox node-runtime demo test test-suite check lint typecheck proto goldens screenshots bench bench-smoke chaos install up clean sdk sdk-python sdk-node breaking docs
+.PHONY: sandbox node-runtime demo test test-suite check lint typecheck proto goldens screenshots bench bench-smoke chaos install up clean sdk sdk-python sdk-node breaking docs compiled clean-compiled
 
 $(DEPS_STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -100,5 +100,11 @@ chaos: install  ## a chaos soak: the whole arena under seeded faults, then its i
 bench-smoke: install  ## CI: 16 referee matches over the wire; prints the CPU breakdown, fails only on a crash or a replay mismatch
 	$(BIN)/python bench/referee.py --matches 16 --rounds 1
 
-clean:
+compiled: install  ## optional: compile the engines' rule modules in place with mypyc (needs a C compiler; bench/README.md)
+	$(BIN)/python build_compiled.py
+
+clean-compiled:  ## remove the compiled engine modules: pure Python again
+	$(PYTHON) build_compiled.py --clean
+
+clean: clean-compiled
 	rm -rf $(VENV) build dist *.egg-info .mypy_cache .pytest_cache .ruff_cache

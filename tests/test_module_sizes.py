@@ -2,7 +2,8 @@
 
 House style: a module is one concept of at most about 400 lines, a class at most about 200, and an
 import inside a function needs a comment (on its line, or just above its group of imports).
-Sizes are read with `ast` from engines/, arena/ (not the generated arena/v1/) and workers/.
+Sizes are read with `ast` from engines/, arena/ (not the generated arena/v1/) and workers/; the
+Node SDK's hand-written modules (sdk/node/src/*.js) are held to the same module limit.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engines", "arena", "workers")
 GENERATED = ROOT / "arena" / "v1"
+NODE_SOURCES = ROOT / "sdk" / "node" / "src"
 MAX_MODULE_LINES = 400
 MAX_CLASS_LINES = 200
 
@@ -102,6 +104,17 @@ def unexplained_imports(source: str, name: str) -> list[str]:
 def test_modules_are_at_most_400_lines() -> None:
     """No module over `MAX_MODULE_LINES` but the listed exceptions."""
     offenders = oversized(module_sizes(), MAX_MODULE_LINES, MODULE_EXCEPTIONS)
+    assert offenders == [], "modules to split by concept:\n" + "\n".join(offenders)
+
+
+def test_node_sdk_modules_are_at_most_400_lines() -> None:
+    """The Node SDK's modules keep the same limit as the Python ones."""
+    sizes = {
+        relative(path): len(path.read_text().splitlines())
+        for path in sorted(NODE_SOURCES.glob("*.js"))
+    }
+    assert sizes, f"no modules found in {NODE_SOURCES}"
+    offenders = oversized(sizes, MAX_MODULE_LINES, MODULE_EXCEPTIONS)
     assert offenders == [], "modules to split by concept:\n" + "\n".join(offenders)
 
 
