@@ -165,6 +165,8 @@ def railroad_crew_modes(me: Player, at_start: bool) -> list[CrewMode]:
 
 def play_railroad_crew(w: Work, seat: Seat, crew: CrewMode) -> None:
     """Discard the Railroad Crew cards of `crew`; the roll and the move read it this turn."""
+    if crew is NONE:  # none played: the turn began without Railroad Crew
+        return
     for _ in range(crew.cards):
         play_card(w, seat, RAILROAD_CREW, crew.value)
     w.set_turn(crew=crew)

@@ -35,7 +35,7 @@ def take_contract(w: Work, seat: Seat, index: int, price: int, with_cars: bool, 
     stack = w.stacks[company]
     at = stack.index(index)
     w.stacks = put(w.stacks, company, stack[:at] + stack[at + 1 :])
-    w.money[seat] -= price
+    w.add_money(seat, -price)
     if with_cars:
         for i, n in enumerate(contract.cars):
             w.add_cars(seat, i, -n)

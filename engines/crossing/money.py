@@ -68,6 +68,6 @@ def answer_raise_cash(w: Work, prompt: Prompt, action: Action) -> None:
         assert contract is not None
         price = w.board.round_down(contract.price * w.settings.contract_sale_percent // 100)
         return_contract(w, seat, contract.index, "raise_cash")
-        w.money[seat] += price
+        w.add_money(seat, price)
         w.emit("contract_sold", seat=seat, contract=contract.id, price=price)
     w.then(new_task(DEBT, seat, other=prompt.space, amount=prompt.value))

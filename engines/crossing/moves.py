@@ -102,7 +102,7 @@ def answer_route(w: Work, prompt: Prompt, action: Action) -> None:
 
 def arrive(w: Work, seat: Seat, space: int, passed_central: bool, own: bool, how: str) -> None:
     """Put a locomotive on `space`; 6+ contracts at Central Station win (End); else land."""
-    w.position[seat] = space
+    w.place(seat, space)
     w.emit("moved", seat=seat, to=space, how=how)
     reached = space == w.board.central or (passed_central and not w.settings.win_exact)
     if reached and len(w.contracts[seat]) >= w.board.win_contracts:

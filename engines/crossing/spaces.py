@@ -124,7 +124,7 @@ def crew_cards(w: Work, task: Task) -> None:
 def depot(w: Work, task: Task) -> None:
     """DEPOT: take the money lying there; the bank puts the refill back."""
     taken, w.depot = w.depot, w.board.depot_refill
-    w.money[task.seat] += taken
+    w.add_money(task.seat, taken)
     w.emit("depot", seat=task.seat, amount=taken, refill=w.depot)
 
 

@@ -5,7 +5,9 @@
 is never touched. One copy per step is cheaper than a `dataclasses.replace` per change. The
 rows a step rarely changes (a seat's rack, hand and contracts; the cars dropped on each space,
 the contract stacks, the crew piles) stay tuples, replaced whole when one changes, so the next
-state shares every row and every player the step left alone.
+state shares every row and every player the step left alone. A seat's rows (position, money,
+rack, hand, contracts) are changed through `Work`'s methods only, which note the seat: `freeze`
+builds a new player for the seats noted and shares the others without comparing them.
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ class Work:
         self.seats = len(state.players)
         self.before = state.players
         """The players the step began with: `freeze` keeps each one that did not change."""
+        self.changed: set[Seat] = set()
+        """The seats whose rows a method below has changed: `freeze` builds their players anew."""
         self.position = [p.position for p in state.players]
         self.money = [p.money for p in state.players]
         # Per-seat rows stay tuples too, replaced whole (`add_cars`, `add_cards`, ...): a player
@@ -90,27 +94,7 @@ class Work:
 
     def freeze(self, number: int) -> CrossingState:
         """The state this working copy has become, waiting for decision `number`."""
-        state = object.__new__(CrossingState)
-        (set_settings, set_number, set_players, set_yards, set_stacks, set_loose, set_depot,
-         set_piles, set_discard, set_turns, set_regular_turns, set_turn, set_tasks, set_prompt,
-         set_winner, set_termination) = _STATE_SETTERS  # fmt: skip
-        set_settings(state, self.settings)
-        set_number(state, number)
-        set_players(state, _players(self))
-        set_yards(state, self.yards)
-        set_stacks(state, self.stacks)
-        set_loose(state, self.loose)
-        set_depot(state, self.depot)
-        set_piles(state, self.piles)
-        set_discard(state, self.discard)
-        set_turns(state, self.turns)
-        set_regular_turns(state, self.regular_turns)
-        set_turn(state, self.turn)
-        set_tasks(state, tuple(self.tasks))
-        set_prompt(state, self.prompt)
-        set_winner(state, self.winner)
-        set_termination(state, self.termination)
-        return state
+        return _state(self, number)
 
     # -- bookkeeping ----------------------------------------------------------------------------
     def emit(self, kind: str, audience: Seat | None = None, **data: Json) -> None:
@@ -159,13 +143,18 @@ class Work:
         """The other seats, clockwise from `seat`'s left (a shared, precomputed tuple)."""
         return _LEFT_OF[self.seats][seat]
 
+    def place(self, seat: Seat, space: int) -> None:
+        """Put `seat`'s locomotive on `space`."""
+        self.position[seat] = space
+        self.changed.add(seat)
+
     def occupied(self, seat: Seat) -> bool:
         """Whether another locomotive stands where `seat`'s does."""
         return self.position.count(self.position[seat]) > 1
 
     def new_turn(self, active: Seat, chain: int) -> None:
         """Start a fresh turn record."""
-        self.turn = new_turn(active=active, chain=chain)
+        self.turn = new_turn(active, chain)
 
     # -- dice ---------------------------------------------------------------------------------
     def die(self) -> int:
@@ -181,21 +170,25 @@ class Work:
         """Change `seat`'s cars of type index `kind` by `count`."""
         row = self.rack[seat]
         self.rack[seat] = (*row[:kind], row[kind] + count, *row[kind + 1 :])
+        self.changed.add(seat)
 
     def add_cards(self, seat: Seat, kind: int, count: int) -> None:
         """Change `seat`'s crew cards of type index `kind` by `count`."""
         row = self.hand[seat]
         self.hand[seat] = (*row[:kind], row[kind] + count, *row[kind + 1 :])
+        self.changed.add(seat)
 
     def gain_contract(self, seat: Seat, index: int) -> None:
         """Give `seat` the contract `index`, last in its order."""
         self.contracts[seat] = (*self.contracts[seat], index)
+        self.changed.add(seat)
 
     def lose_contract(self, seat: Seat, index: int) -> None:
         """Take the contract `index` from `seat`."""
         held = self.contracts[seat]
         at = held.index(index)
         self.contracts[seat] = held[:at] + held[at + 1 :]
+        self.changed.add(seat)
 
     def car_types(self, seat: Seat) -> list[Car]:
         """The car types `seat` holds, in `CARS` order."""
@@ -219,7 +212,7 @@ class Work:
         price = self.board.car_sale_price(car)
         self.add_cars(seat, i, -1)
         self.yards = put(self.yards, i, self.yards[i] + 1)
-        self.money[seat] += price
+        self.add_money(seat, price)
         self.emit("car_sold", seat=seat, car=car.value, price=price, why=why)
 
     def drop_car(self, seat: Seat, car: Car, why: str) -> None:
@@ -230,11 +223,16 @@ class Work:
         self.emit("car_dropped", seat=seat, car=car.value, space=here, why=why)
 
     # -- money --------------------------------------------------------------------------------
+    def add_money(self, seat: Seat, amount: int) -> None:
+        """Change `seat`'s money by `amount` (negative to spend)."""
+        self.money[seat] += amount
+        self.changed.add(seat)
+
     def pay(self, payer: Seat, amount: int, payee: Seat | None, why: str) -> None:
         """Move money from `payer` to `payee` (None = the bank); the payer must have it."""
-        self.money[payer] -= amount
+        self.add_money(payer, -amount)
         if payee is not None:
-            self.money[payee] += amount
+            self.add_money(payee, amount)
         self.emit("paid", seat=payer, amount=amount, to=payee, why=why)
 
     # -- crew cards ---------------------------------------------------------------------------
@@ -247,34 +245,55 @@ class Work:
         return sum(len(p) for p in self.piles) + sum(self.discard)
 
 
+def _state(w: Work, number: int) -> CrossingState:
+    """`CrossingState(...)` of `w` now, cheaper (`engines.frozen`)."""
+    state = object.__new__(CrossingState)
+    (set_settings, set_number, set_players, set_yards, set_stacks, set_loose, set_depot,
+     set_piles, set_discard, set_turns, set_regular_turns, set_turn, set_tasks, set_prompt,
+     set_winner, set_termination) = _STATE_SETTERS  # fmt: skip
+    set_settings(state, w.settings)
+    set_number(state, number)
+    set_players(state, _players(w))
+    set_yards(state, w.yards)
+    set_stacks(state, w.stacks)
+    set_loose(state, w.loose)
+    set_depot(state, w.depot)
+    set_piles(state, w.piles)
+    set_discard(state, w.discard)
+    set_turns(state, w.turns)
+    set_regular_turns(state, w.regular_turns)
+    set_turn(state, w.turn)
+    set_tasks(state, tuple(w.tasks))
+    set_prompt(state, w.prompt)
+    set_winner(state, w.winner)
+    set_termination(state, w.termination)
+    return state
+
+
 def _players(w: Work) -> tuple[Player, ...]:
-    """The frozen players: each one the step began with that did not change, shared."""
-    players = []
+    """The frozen players: a new one for each seat changed, the others shared with the step's
+    start."""
     before = w.before
-    kept = len(before)
-    (set_position, set_money, set_rack, set_hand, set_contracts) = _PLAYER_SETTERS  # fmt: skip
-    for seat, (position, money, rack, hand, contracts) in enumerate(
-        zip(w.position, w.money, w.rack, w.hand, w.contracts, strict=True)
-    ):
-        if seat < kept:
-            p = before[seat]
-            if (
-                p.position == position
-                and p.money == money
-                and p.rack is rack
-                and p.hand is hand
-                and p.contracts is contracts
-            ):
-                players.append(p)
-                continue
-        p = _new(Player)
-        set_position(p, position)
-        set_money(p, money)
-        set_rack(p, rack)
-        set_hand(p, hand)
-        set_contracts(p, contracts)
-        players.append(p)
+    if len(before) != w.seats:  # setup: no players yet
+        return tuple([_player(w, seat) for seat in range(w.seats)])
+    if not w.changed:
+        return before
+    players = list(before)
+    for seat in w.changed:
+        players[seat] = _player(w, seat)
     return tuple(players)
+
+
+def _player(w: Work, seat: Seat) -> Player:
+    """`Player(...)` of `seat`'s rows now, cheaper (`engines.frozen`)."""
+    p = _new(Player)
+    (set_position, set_money, set_rack, set_hand, set_contracts) = _PLAYER_SETTERS  # fmt: skip
+    set_position(p, w.position[seat])
+    set_money(p, w.money[seat])
+    set_rack(p, w.rack[seat])
+    set_hand(p, w.hand[seat])
+    set_contracts(p, w.contracts[seat])
+    return p
 
 
 _PLAYER_SETTERS = setters(

@@ -69,14 +69,20 @@ from engines.loyang.state import (
 )
 from engines.loyang.work import Board
 
-# Actions are immutable values and the same ones are offered decision after decision: the action
-# phase's are built once and shared (building a dozen dataclasses per decision was a visible
-# share of it; sharing also lets an offered action be found by identity when it is checked).
+# Actions are immutable values and the same ones are offered decision after decision: they are
+# built once and shared (building a dozen dataclasses per decision was a visible share of it;
+# sharing also lets an offered action be found by identity when it is checked).
 _END_TURN, _BUY_PAIR, _UPGRADE, _LOAN = EndTurn(), BuyPair(), Upgrade(), Loan()
+_REVEAL, _FINISH_STORING, _FINISH_SCORING = Reveal(), FinishStoring(), FinishScoring()
 _BUY = tuple(Buy(c) for c in CROPS)
 _SELL = tuple(Sell(c) for c in CROPS)
+_STORE = tuple(Store(c) for c in CROPS)
 _sow = functools.cache(Sow)
 _trade = functools.cache(Trade)
+_play = functools.cache(Play)
+_take = functools.cache(Take)
+_keep = functools.cache(Keep)
+_advance = functools.cache(Advance)
 
 
 # The sowings and trades on offer depend on a few small values alone, which recur turn after
@@ -87,10 +93,24 @@ def _sows(field: str, allowed: frozenset[Crop], kinds: tuple[Crop, ...]) -> tupl
     return tuple([_sow(field, c) for c in kinds if c in allowed])
 
 
+@functools.lru_cache(maxsize=4096)
+def _buys(cash: int, discount: int, stock: Counts | None) -> tuple[Action, ...]:
+    """Buying each crop `cash` affords (with a strict stock, `stock` must hold it)."""
+    affords = [c for c in CROPS if max(0, DATA.buy[c] - discount) <= cash]
+    return tuple([_BUY[c] for c in affords if stock is None or stock[c] > 0])
+
+
+_DEAREST = max(DATA.buy)
+"""The highest buy price: any cash from it up affords every crop (`_buys` keys on less)."""
+
+
 @functools.lru_cache(maxsize=8192)
-def _trades(stall: str, crop: Crop, cart: Counts, price: int) -> tuple[Action, ...]:
-    """Taking `crop` from the stall for each way the cart can pay `price` crops."""
-    return tuple([_trade(stall, crop, give) for give in board.gives(cart, price)])
+def _trades(stall: str, goods: Counts, cart: Counts) -> tuple[Action, ...]:
+    """Taking each crop left on `stall` for each way the cart can pay its price in crops."""
+    cost = board.stall_def(stall).cost
+    return tuple(
+        [_trade(stall, c, give) for c in CROPS if goods[c] for give in board.gives(cart, cost[c])]
+    )
 
 
 _deliver = functools.cache(Deliver)
@@ -171,15 +191,15 @@ def card_actions(state: LoyangState, seat: Seat) -> list[Action]:
     hand = state.players[seat].hand
     may_reveal = state.config.two_player_rule and bool(state.deck)
     if not state.opened:
-        return [*(Play(c) for c in hand), *([Reveal()] if may_reveal else [])]
+        return [*(_play(c) for c in hand), *([_REVEAL] if may_reveal else [])]
     last = sum(1 for p in state.players if p.hand) == 1
     out: list[Action] = []
     if len(hand) >= 2 and not last:
-        out += [Play(c) for c in hand]
+        out += [_play(c) for c in hand]
         if may_reveal:
-            out.append(Reveal())
-    out += [Take(c, h) for c in state.courtyard for h in hand]
-    return out or [Play(c) for c in hand]  # an empty courtyard leaves only playing (research L18)
+            out.append(_REVEAL)
+    out += [_take(c, h) for c in state.courtyard for h in hand]
+    return out or [_play(c) for c in hand]  # an empty courtyard leaves only playing (research L18)
 
 
 def grid_buys(grid: tuple[str | None, ...], cash: int) -> tuple[GridBuy, ...]:
@@ -204,13 +224,11 @@ def opponent_choices(state: LoyangState) -> list[Action]:
 
 def pay_actions(player: Player, strict: bool) -> list[Action]:
     """Ways to raise owed money: sell a crop (cheapest first), a cash helper, or a loan."""
-    out: list[Action] = [Sell(c) for c in board.sellable(player, strict)]
+    out: list[Action] = [_SELL[c] for c in board.sellable(player, strict)]
     out += [
-        UseHelper(h.card)
-        for h in player.helpers
-        if board.helper_def(h.card).effect.kind is GAIN_CASH
+        _use(h.card) for h in player.helpers if board.helper_def(h.card).effect.kind is GAIN_CASH
     ]
-    out.append(Loan())
+    out.append(_LOAN)
     return out
 
 
@@ -240,21 +258,14 @@ def act_actions(state: LoyangState, turn: Turn, player: Player) -> list[Action]:
     for f in player.fields:
         if f.crop is None:
             out += _sows(f.id, f.allowed, kinds)
-    strict, shop, prices, discount = config.strict_stock, player.shop, DATA.buy, turn.discount
-    for c in CROPS:
-        price = prices[c] - discount  # buy_price, unrolled: no max() call per crop
-        if (price if price > 0 else 0) <= cash and (not strict or shop[c] > 0):
-            out.append(_BUY[c])
-    capacity = DATA.shop_capacity
-    if strict:
-        out += [_SELL[c] for c in kinds if shop[c] < capacity[c]]
+    shop = player.shop
+    out += _buys(min(cash, _DEAREST), turn.discount, shop if config.strict_stock else None)
+    if config.strict_stock:
+        out += [_SELL[c] for c in kinds if shop[c] < DATA.shop_capacity[c]]
     else:
         out += [_SELL[c] for c in kinds]
     for stall in player.stalls:
-        card, goods, cost = stall.card, stall.goods, board.stall_def(stall.card).cost
-        for c in CROPS:
-            if goods[c]:
-                out += _trades(card, c, cart, cost[c])
+        out += _trades(stall.card, stall.goods, cart)
     for regular in player.regulars:
         if board.may_deliver(regular, state.round, config.regular_max) and has_all(
             cart, board.regular_def(regular.card).crops
@@ -290,23 +301,23 @@ def keep_actions(turn: Turn) -> list[Action]:
     options += [(c,) for c in drawn]
     if len(drawn) == 2:
         options += [drawn, (drawn[1], drawn[0])]
-    return [Keep(o) for o in options]
+    return [_keep(o) for o in options]
 
 
 def store_actions(player: Board) -> list[Action]:
     """Store 1 crop at a time up to the storehouse's capacity, upgrade it, or finish."""
-    out: list[Action] = [FinishStoring()]
+    out: list[Action] = [_FINISH_STORING]
     if sum(player.store) < board.capacity(player):
-        out += [Store(c) for c in CROPS if player.cart[c]]
+        out += [_STORE[c] for c in CROPS if player.cart[c]]
     if not player.upgraded and player.cash >= K.storehouse_upgrade_cost:
-        out.append(Upgrade())
+        out.append(_UPGRADE)
     return out
 
 
 def score_actions(player: Player) -> list[Action]:
     """Stay, or pay for 1, 2, ... steps on the Path (as many as the cash allows)."""
     steps = board.affordable_steps(player)
-    return [FinishScoring(), *(Advance(n) for n in range(1, steps + 1))]
+    return [_FINISH_SCORING, *(_advance(n) for n in range(1, steps + 1))]
 
 
 # -- helpers ---------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -182,17 +183,42 @@ def evolve_turn(turn: Turn, **changes: Any) -> Turn:
     if not changes.keys() <= _TURN_FIELDS:
         raise TypeError(f"Turn has no field(s) {sorted(changes.keys() - _TURN_FIELDS)}")
     get = changes.get
-    # `Turn(...)` through its slots' setters (`engines.frozen`): about half the cost
+    return _shared_turn(
+        get("seat", turn.seat),
+        get("stage", turn.stage),
+        get("steps", turn.steps),
+        get("pair_bought", turn.pair_bought),
+        get("drawn", turn.drawn),
+        get("discount", turn.discount),
+        get("bonus_regular", turn.bonus_regular),
+        get("bonus_casual", turn.bonus_casual),
+    )
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _shared_turn(
+    seat: int,
+    stage: Stage,
+    steps: int,
+    pair_bought: bool,
+    drawn: tuple[str, ...],
+    discount: int,
+    bonus_regular: int,
+    bonus_casual: int,
+) -> Turn:
+    """`Turn(...)`: turns are immutable values that recur (a seat's step count, mostly), so one
+    record per distinct set of values is shared (`typed`: a flag of 1 is not taken for True);
+    built through its slots' setters (`engines.frozen`), about half the cost of the class."""
     built = _new(Turn)
     s_seat, s_stage, s_steps, s_pair, s_drawn, s_discount, s_regular, s_casual = _TURN_SETTERS
-    s_seat(built, get("seat", turn.seat))
-    s_stage(built, get("stage", turn.stage))
-    s_steps(built, get("steps", turn.steps))
-    s_pair(built, get("pair_bought", turn.pair_bought))
-    s_drawn(built, get("drawn", turn.drawn))
-    s_discount(built, get("discount", turn.discount))
-    s_regular(built, get("bonus_regular", turn.bonus_regular))
-    s_casual(built, get("bonus_casual", turn.bonus_casual))
+    s_seat(built, seat)
+    s_stage(built, stage)
+    s_steps(built, steps)
+    s_pair(built, pair_bought)
+    s_drawn(built, drawn)
+    s_discount(built, discount)
+    s_regular(built, bonus_regular)
+    s_casual(built, bonus_casual)
     return built
 
 
