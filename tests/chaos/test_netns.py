@@ -83,6 +83,8 @@ def test_a_cut_referee_loses_redis_only_and_heals(spaces: Namespaces) -> None:
         assert _reaches(spaces, 0, spaces.redis_address(0))
     finally:
         for server in [*redis, others]:
+            # shutdown wakes the thread blocked in accept(); close alone leaves it blocked for good
+            server.shutdown(socket.SHUT_RDWR)
             server.close()
 
 
