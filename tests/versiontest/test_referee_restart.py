@@ -74,7 +74,8 @@ def test_a_version_test_survives_a_referee_killed_and_restarted(fresh_database_u
                 celery.start_worker()
                 celery.start_beat()
                 killed = None
-                deadline = time.monotonic() + 240  # under pytest-timeout, so a stuck test shows its logs
+                # Under pytest-timeout's 300 s, so a stuck test fails here and shows its logs.
+                deadline = time.monotonic() + 240
                 while True:
                     got = await api.GetVersionTest(
                         arena_pb2.GetVersionTestRequest(test_id=made.test_id)
