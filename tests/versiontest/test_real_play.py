@@ -9,6 +9,8 @@ carry on and count every set once.
 from __future__ import annotations
 
 import asyncio
+import math
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -27,6 +29,8 @@ DEADLINE = 600.0
 OPTIONS = {"crossing": {"round_cap": 40}}
 """Shorter Crossing games (150 rounds by default): the heuristic still leads by the cap."""
 RUNNING = arena_pb2.VERSION_TEST_STATUS_RUNNING
+Z999 = 3.2905267314918945
+"""The two-sided 99.9% quantile of the normal distribution."""
 # A test is itself a test: at alpha = beta = 0.05 one game in twenty would accept the wrong
 # hypothesis. The wrong verdict each test here could reach is made rare (0.1%) instead.
 
@@ -92,12 +96,36 @@ def test_heuristic_beats_random_and_ties_itself(game: str, fresh_database_url: s
     assert better.status == arena_pb2.VERSION_TEST_STATUS_H1, better
     assert better.llr >= better.upper_bound and better.elo > 0
     if same.status == arena_pb2.VERSION_TEST_STATUS_CAPPED:
-        assert same.elo_low <= 0 <= same.elo_high, same
         assert same.matches_counted >= 24
+        _ties_within_three_errors(fresh_database_url, same)
     else:
         assert same.status == arena_pb2.VERSION_TEST_STATUS_H0, same
         assert same.llr <= same.lower_bound
     _each_set_counted_once(fresh_database_url)
+
+
+def _ties_within_three_errors(url: str, test: arena_pb2.VersionTest) -> None:
+    """Two copies of one bot: the mean set score lies within 3.29 standard errors of 1/2.
+
+    The test's own 95% interval (elo_low .. elo_high) misses 0 in one capped run in twenty even
+    when the bots are equal, which made this check flaky (a CI run saw +91 .. +420 Elo over 12
+    sets). 3.29 errors is the two-sided 99.9% normal bound, the same 0.1% this file gives every
+    other wrong verdict; a real bias (a seat the pairing failed to swap, a bot starved of time)
+    still fails it.
+    """
+    with psycopg.connect(url) as conn:
+        scores = [
+            row[0]
+            for row in conn.execute(
+                "SELECT score FROM version_test_sets WHERE test_id = %s AND status = 'counted'",
+                (test.test_id,),
+            )
+        ]
+    n = len(scores)
+    assert n >= 2, test
+    mean = statistics.fmean(scores)
+    error = statistics.stdev(scores) / math.sqrt(n)
+    assert abs(mean - 0.5) <= Z999 * error + 1e-9, (mean, error, scores, test)
 
 
 def _each_set_counted_once(url: str) -> None:
