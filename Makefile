@@ -6,7 +6,7 @@ DEPS_STAMP := $(VENV)/.deps-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 BUF_VERSION := 1.75.0
 BUF := tools/buf-$(BUF_VERSION)/node_modules/.bin/buf
 
-.PHONY: sandbox node-runtime demo test test-suite check lint typecheck proto goldens screenshots bench bench-smoke chaos install up clean sdk sdk-python sdk-node breaking docs compiled clean-compiled test-compiled
+.PHONY: sandbox node-runtime demo test test-suite check lint typecheck proto goldens screenshots bench bench-smoke chaos install up clean sdk sdk-python sdk-node breaking docs compiled clean-compiled engines-build
 
 $(DEPS_STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,7 +14,23 @@ $(DEPS_STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev,openspiel]'
 	@rm -f $(VENV)/.deps-* && touch $@
 
-install: $(DEPS_STAMP) sandbox node-runtime  ## create .venv and install Arena with its dev tools
+install: $(DEPS_STAMP) sandbox node-runtime engines-build  ## create .venv and install Arena with its dev tools (COMPILE=0: engines in pure Python)
+
+# The engines' rule modules compiled in place with mypyc when a C compiler is present, rebuilt
+# whenever an engine source changes (build_compiled.py); pure Python otherwise, or with COMPILE=0.
+COMPILE ?= 1
+ENGINE_SOURCES := $(shell find engines -name '*.py')
+COMPILE_ATTEMPT := build/mypyc/.attempted
+ifeq ($(COMPILE),0)
+engines-build: $(DEPS_STAMP)
+	@test ! -e engines/.compiled.json || $(BIN)/python build_compiled.py --clean
+else
+engines-build: $(COMPILE_ATTEMPT)
+endif
+
+$(COMPILE_ATTEMPT): $(DEPS_STAMP) $(ENGINE_SOURCES) build_compiled.py
+	$(BIN)/python build_compiled.py --if-possible
+	@mkdir -p $(dir $@) && touch $@
 
 sandbox:  ## install bubblewrap for hosted bots when missing (root + apt-get); else say so
 	@command -v bwrap >/dev/null || { \
@@ -100,15 +116,11 @@ chaos: install  ## a chaos soak: the whole arena under seeded faults, then its i
 bench-smoke: install  ## CI: 16 referee matches over the wire; prints the CPU breakdown, fails only on a crash or a replay mismatch
 	$(BIN)/python bench/referee.py --matches 16 --rounds 1
 
-compiled: install  ## optional: compile the engines' rule modules in place with mypyc (needs a C compiler; bench/README.md)
+compiled: $(DEPS_STAMP)  ## compile the engines' rule modules in place with mypyc now, failing loudly (install does it when it can; bench/README.md)
 	$(BIN)/python build_compiled.py
+	@mkdir -p $(dir $(COMPILE_ATTEMPT)) && touch $(COMPILE_ATTEMPT)
 
-clean-compiled:  ## remove the compiled engine modules: pure Python again
-	$(PYTHON) build_compiled.py --clean
-
-test-compiled: compiled  ## CI: the engine, rules and golden tests on the compiled build, then pure Python again
-	$(BIN)/python -m pytest -n auto --dist worksteal tests/engines tests/hart tests/crossing tests/loyang tests/test_goldens.py \
-		|| { $(PYTHON) build_compiled.py --clean; exit 1; }
+clean-compiled:  ## remove the compiled engine modules: pure Python until the next install (COMPILE=0 keeps it so)
 	$(PYTHON) build_compiled.py --clean
 
 clean: clean-compiled

@@ -1,16 +1,19 @@
-"""Optional: compile the rules engines' hot modules with mypyc, in place (issue 30).
+"""Compile the rules engines' hot modules with mypyc, in place (issue 30).
 
-    .venv/bin/python build_compiled.py            # `make compiled`: build, 1.5-2 min on 2 cores
+    .venv/bin/python build_compiled.py --if-possible  # `make install`: build, or stay pure
+    .venv/bin/python build_compiled.py            # `make compiled`: build, fail loudly
     .venv/bin/python build_compiled.py --clean    # `make clean-compiled`: back to pure Python
     .venv/bin/python build_compiled.py --list     # what is compiled, what is not and why
 
-The engines stay pure Python: the build only drops C extension modules next to their sources
+`make install` builds when a C compiler is present (1.5-2 min on 2 cores), and again whenever an
+engine source changed; `make install COMPILE=0` keeps (or makes) the engines pure. The engines
+stay pure Python: the build only drops C extension modules next to their sources
 (`engines/<game>/<module>.cpython-*.so`, plus the shared `engines/native__mypyc.*.so`), which
 Python imports in preference to the `.py` files. Removing them (`--clean`) restores the pure
-modules; nothing else changes. The outputs are git-ignored, CI never builds them, and the suite
-passes either way. A stamp (`engines/.compiled.json`) records the hash of every source under
-engines/, so that tests/engines/test_compiled.py fails on a stale build (a source edited after the
-build: a compiled module would silently run its old code).
+modules; nothing else changes. The outputs are git-ignored, and CI runs the whole suite on each
+build. A stamp (`engines/.compiled.json`) records the hash of every source under engines/: when a
+source was edited after the build, `engines` imports every module from source and says so
+(engines/build_guard.py), and tests/engines/test_compiled.py fails.
 
 Only the rule logic of the three games is compiled. The modules left out, and why, are in
 `NOT_COMPILED`; bench/compiled.py measures what the build pays (figures in bench/README.md).
@@ -19,13 +22,14 @@ Only the rule logic of the three games is compiled. The modules left out, and wh
 from __future__ import annotations
 
 import argparse
-import hashlib
+import importlib.util
 import json
 import os
 import shutil
 import sys
 import sysconfig
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent
 GAMES = ("hart", "crossing", "loyang")
@@ -88,8 +92,14 @@ def _module(path: Path) -> str:
     return ".".join(path.relative_to(ROOT).with_suffix("").parts)
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _guard() -> ModuleType:
+    """engines/build_guard.py, loaded from its file: importing the `engines` package would run
+    the guard itself (and a build is stale by design just before it is rebuilt)."""
+    spec = importlib.util.spec_from_file_location("build_guard", ROOT / "engines/build_guard.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def outputs() -> list[Path]:
@@ -144,34 +154,46 @@ def build() -> int:
     # Every source under engines/, not only the compiled ones: mypyc bakes in what it read of the
     # others (`Final` constants, signatures), so any edit there may need a rebuild too.
     stamped = sorted((ROOT / "engines").rglob("*.py"))
+    digest = _guard().source_digest
     STAMP.write_text(
-        json.dumps({_module(p): _digest(p) for p in stamped}, indent=1, sort_keys=True) + "\n"
+        json.dumps({_module(p): digest(p) for p in stamped}, indent=1, sort_keys=True) + "\n"
     )
     print(f"compiled {len(sources)} modules in place; `make clean-compiled` removes them")
     return 0
 
 
+def build_if_possible() -> int:
+    """`make install`'s build: any failure leaves the pure modules in place, says why in one
+    line and exits 0, since the pure engines are the fallback, not an error."""
+    try:
+        build()  # returns 1 with no compiler or no mypyc, said on stderr before touching a file
+    except (Exception, SystemExit) as failure:  # setuptools exits on a compiler error
+        clean()
+        print(f"note: the mypyc build failed ({failure}); the engines stay pure Python")
+        return 0
+    return 0
+
+
 def stale() -> list[str]:
     """Modules under engines/ whose source changed since the build (empty when fresh or not
-    built): the compiled ones would run their old code, and mypyc read the others."""
-    if not STAMP.exists():
-        return []
-    recorded: dict[str, str] = json.loads(STAMP.read_text())
-    out = []
-    for module, digest in recorded.items():
-        source = ROOT.joinpath(*module.split(".")).with_suffix(".py")
-        if not source.exists() or _digest(source) != digest:
-            out.append(module)
-    return out
+    built); `engines` itself runs pure Python then (engines/build_guard.py)."""
+    return list(_guard().stale_modules(STAMP))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clean", action="store_true", help="remove the compiled modules")
     parser.add_argument("--list", action="store_true", help="print what is and is not compiled")
+    parser.add_argument(
+        "--if-possible",
+        action="store_true",
+        help="`make install`: build when a compiler is here, else stay pure Python (exit 0)",
+    )
     args = parser.parse_args(argv)
     if args.clean:
         return clean()
+    if args.if_possible:
+        return build_if_possible()
     if args.list:
         for path in compiled_sources():
             print(f"compiled      {_module(path)}")

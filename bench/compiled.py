@@ -23,37 +23,16 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from importlib.machinery import (
-    BYTECODE_SUFFIXES,
-    SOURCE_SUFFIXES,
-    FileFinder,
-    SourceFileLoader,
-    SourcelessFileLoader,
-)
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-ENGINES = str(ROOT / "engines")
 
 
 def pure_python_engines() -> None:
-    """Import every module under engines/ from its source, ignoring compiled modules beside it.
-
-    Must run before anything imports `engines`. Directories outside engines/ keep the usual
-    finders (the standard library's own extension modules included).
-    """
-    source_only = FileFinder.path_hook(
-        (SourceFileLoader, SOURCE_SUFFIXES), (SourcelessFileLoader, BYTECODE_SUFFIXES)
-    )
-
-    def hook(path: str) -> FileFinder:
-        if path == ENGINES or path.startswith(ENGINES + os.sep):
-            return source_only(path)
-        raise ImportError("not under engines/: the usual finders")
-
-    sys.path_hooks.insert(0, hook)
-    sys.path_importer_cache.clear()
+    """Import every module under engines/ from its source, ignoring compiled modules beside it
+    (engines/build_guard.py). Must run before anything imports `engines`."""
+    os.environ["ARENA_PURE_ENGINES"] = "1"
 
 
 def compiled_modules() -> list[str]:
