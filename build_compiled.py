@@ -165,6 +165,9 @@ def build() -> int:
 def build_if_possible() -> int:
     """`make install`'s build: any failure leaves the pure modules in place, says why in one
     line and exits 0, since the pure engines are the fallback, not an error."""
+    if STAMP.exists() and not stale():  # touched, not edited (a checkout, a merge)
+        print("the compiled engines match their sources: nothing to build")
+        return 0
     try:
         build()  # returns 1 with no compiler or no mypyc, said on stderr before touching a file
     except (Exception, SystemExit) as failure:  # setuptools exits on a compiler error
