@@ -11,18 +11,16 @@ the submodule, the package attribute would be the module, not the function.
 from __future__ import annotations
 
 import importlib
-import os
-from pathlib import Path
 from typing import Any
 
-# Before any engine module loads: a stale compiled build must not run (engines/build_guard.py).
-if (Path(__file__).with_name(".compiled.json")).exists() or os.environ.get("ARENA_PURE_ENGINES"):
-    try:
-        from engines.build_guard import guard
-    except ModuleNotFoundError:  # the slim SDK ships no engine modules to guard
-        pass
-    else:
-        guard()
+# Before any engine module loads: a compiled build older than its sources must not run.
+try:
+    from engines.build_guard import guard
+except ModuleNotFoundError as absent:  # the slim SDK ships no engine modules to guard
+    if absent.name != "engines.build_guard":
+        raise
+else:
+    guard()
 
 from engines.json_value import Json
 from engines.rng import HashRng, Rng, ScriptedRng
