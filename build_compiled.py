@@ -165,7 +165,10 @@ def build() -> int:
 def build_if_possible() -> int:
     """`make install`'s build: any failure leaves the pure modules in place, says why in one
     line and exits 0, since the pure engines are the fallback, not an error."""
-    if STAMP.exists() and not stale():  # touched, not edited (a checkout, a merge)
+    # Touched, not edited (a checkout, a merge): nothing to build. An edit of this script (what
+    # is compiled, and how) is newer than the stamp, so it does rebuild.
+    script = Path(__file__).stat().st_mtime
+    if STAMP.exists() and STAMP.stat().st_mtime >= script and not stale():
         print("the compiled engines match their sources: nothing to build")
         return 0
     try:
@@ -173,7 +176,6 @@ def build_if_possible() -> int:
     except (Exception, SystemExit) as failure:  # setuptools exits on a compiler error
         clean()
         print(f"note: the mypyc build failed ({failure}); the engines stay pure Python")
-        return 0
     return 0
 
 
