@@ -25,20 +25,13 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.chaos.netns import Namespaces
+from arena.cli.ports import free_port
 from arena.ops.services import redis_server
 from arena.storage.embedded import EmbeddedPostgres
 
 ROOT = Path(__file__).resolve().parent.parent
 CLOSED = threading.Event()
 """Set when the arena is stopping: nothing is started again after that (a fault still healing)."""
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 def signal_group(process: subprocess.Popen[bytes] | None, sig: signal.Signals) -> None:

@@ -20,7 +20,6 @@ import asyncio
 import os
 import resource
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -34,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import redis.asyncio as aioredis
 
 import engines
+from arena.cli.ports import free_port
 from arena.ops.services import redis_url
 from arena.referee import step_news
 from arena.storage import Database
@@ -47,12 +47,6 @@ from tests.web.sse import events
 
 DELAY = 0.5
 """The web process's spectator delay, in seconds."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def cpu_seconds(pid: int) -> float:

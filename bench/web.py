@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from arena.cli.ports import free_port
 from arena.referee.clock import Clock
 from arena.sdk.bots import strategy
 from arena.sdk.local import play_local
@@ -213,13 +214,6 @@ async def crowd(base: str, w: World, concurrency: int, rounds: int) -> None:
         f"total errors {errors} (healthz {sum(f.healthz_errors for f in figures)}); worst p50 "
         f"ratio {worst.ratio:.1f}x ({worst.path}); goal: 0 errors, every ratio <= 4x"
     )
-
-
-def free_port() -> int:
-    """A port nobody listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def start_web(url: str, workers: int | None) -> tuple[subprocess.Popen[bytes], str]:

@@ -18,9 +18,10 @@ import grpc
 
 from arena.cli.errors import positive
 from arena.cli.options import add_per_decision, per_decision_clock
+from arena.cli.ports import free_port
 from arena.cli.tournaments import follow, leaderboard_lines, standings_lines
-from arena.cli.up import free_port
-from arena.ops.stack import BotProcesses, Stack, StackConfig
+from arena.ops.bot_processes import BotProcesses
+from arena.ops.stack import Stack, StackConfig
 from arena.referee.clock import seconds
 from arena.render import Paint
 from arena.v1 import arena_pb2, arena_pb2_grpc

@@ -25,13 +25,6 @@ from arena.sdk.tls import PLAINTEXT, ClientTls, TlsConfigError
 from arena.storage.embedded import file_lock
 
 
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _answers(address: str) -> bool:
     """Whether something accepts connections at `address` (a stale state file's pid may have
     been reused by an unrelated process)."""

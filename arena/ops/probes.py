@@ -7,6 +7,7 @@ import time
 import urllib.request
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -58,3 +59,12 @@ def wait_http(url: str, timeout: timedelta) -> None:
             last = str(exc)
         time.sleep(0.2)
     raise TimeoutError(f"{url} did not answer ({last})")
+
+
+def last_line(log: Path) -> str:
+    """The last line a service wrote to `log` (empty if none): usually why it exited."""
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    return next((line.strip() for line in reversed(lines) if line.strip()), "")[:300]

@@ -6,8 +6,7 @@ With `referees=N` the referees are named referee-0 .. referee-N-1 and listen on 
 gRPC ports from `port` and N consecutive metrics ports from `referee_metrics_port`, all on the
 same database and Redis; the worker gets every address (comma-separated).
 
-Every child runs in its own process group, so stopping the stack also stops the worker's prefork
-children; nothing is left behind.
+Each child runs in its own process group: stopping the stack stops the worker's prefork children.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from arena.ops.bind import connect_host, http_host
-from arena.ops.probes import wait_healthy, wait_http
+from arena.ops.probes import last_line, wait_healthy, wait_http
 from arena.ops.services import EmbeddedServices
 from arena.ops.stack_runners import runner_args, runner_processes
 from arena.ops.tls import SERVER_TLS_VARIABLES, ServerTls
@@ -244,12 +243,7 @@ class Stack:
                 ],
             )
         for referee in referees:
-            wait_healthy(
-                referee.address,
-                timeout=timedelta(seconds=60),
-                alive=_running(self.children[referee.label]),
-                tls=self.config.client_tls,
-            )
+            _wait_referee(self.config, referee, self.children[referee.label])
 
     @property
     def web_url(self) -> str:
@@ -308,12 +302,12 @@ class Stack:
     def stop(self) -> None:
         """Stop every child (and its process group), then the embedded servers."""
         for process in self.children.values():
-            _signal_group(process, signal.SIGTERM)
+            signal_group(process, signal.SIGTERM)
         deadline = time.monotonic() + STOP_GRACE.total_seconds()
         for process in self.children.values():
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            _signal_group(process, signal.SIGKILL)
+            signal_group(process, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=5)
         self.children.clear()
@@ -327,70 +321,29 @@ class Stack:
         self.stop()
 
 
+def _wait_referee(
+    config: StackConfig, referee: RefereeProcess, process: subprocess.Popen[bytes]
+) -> None:
+    """Wait until `referee` answers health checks; if it exits first, say why from its log."""
+    try:
+        wait_healthy(
+            referee.address,
+            timeout=timedelta(seconds=60),
+            alive=_running(process),
+            tls=config.client_tls,
+        )
+    except ChildProcessError as exc:
+        log = config.data_dir / "logs" / f"{referee.label}.log"
+        said = last_line(log) if config.logs_to_files else ""
+        raise ChildProcessError(f"{exc}: {said}" if said else str(exc)) from None
+
+
 def _running(process: subprocess.Popen[bytes]) -> Callable[[], bool]:
     """Whether `process` still runs, as a function to ask again."""
     return lambda: process.poll() is None
 
 
-def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+def signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    """Send `sig` to `process`'s whole process group (gone already is fine)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, sig)
-
-
-@dataclass
-class BotProcesses:
-    """Reference bots, one process each."""
-
-    address: str
-    tls: ClientTls = PLAINTEXT
-    """How the bots reach the referee (given to them as ARENA_TLS* variables)."""
-    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
-    logs: list[Path | None] = field(default_factory=list)
-
-    def start(self, token: str, strategy: str, log_file: Path | None = None) -> None:
-        """Start one `arena bot run` process."""
-        with contextlib.ExitStack() as files:
-            output = files.enter_context(log_file.open("ab")) if log_file else subprocess.DEVNULL
-            self.processes.append(
-                subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "arena.cli.main",
-                        "bot",
-                        "run",
-                        "--strategy",
-                        strategy,
-                        "--address",
-                        self.address,
-                    ],
-                    # The token goes by environment, which only its owner can read, never argv.
-                    env={**os.environ, "ARENA_BOT_TOKEN": token, **self.tls.environ()},
-                    stdout=output,
-                    stderr=output,
-                    start_new_session=True,
-                )
-            )
-            self.logs.append(log_file)
-
-    def report(self) -> str:
-        """Which bot processes have exited, and the end of every bot's log."""
-        lines = []
-        for process, log_file in zip(self.processes, self.logs, strict=True):
-            state = "running" if process.poll() is None else f"exited {process.returncode}"
-            tail = log_file.read_text()[-400:].strip() if log_file and log_file.exists() else ""
-            lines.append(f"  bot pid {process.pid} {state}: {tail or '(no output)'}")
-        return "\n".join(lines)
-
-    def stop(self) -> None:
-        """Stop every bot process."""
-        for process in self.processes:
-            _signal_group(process, signal.SIGTERM)
-        for process in self.processes:
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                _signal_group(process, signal.SIGKILL)
-                process.wait(timeout=5)
-        self.processes.clear()
-        self.logs.clear()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.up import free_port
+from arena.cli.ports import free_port
 from arena.ops.home import StackInfo
 from tests.cli.listeners import listeners
 

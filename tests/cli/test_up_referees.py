@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli.errors import CliError
-from arena.cli.up import free_port
+from arena.cli.ports import free_port
 from arena.cli.up_ports import check_port_plan, planned_ports
 from arena.ops.home import StackInfo
 from arena.ops.probes import wait_healthy

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.up import free_port
+from arena.cli.ports import free_port
 from arena.ops.home import StackInfo
 from tests.cli.test_up import _env, _up_args
 from tests.tlscerts import Pki

@@ -8,7 +8,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator, Mapping
@@ -119,12 +118,6 @@ def run(args: list[str], cwd: Path | None = None, timeout: float = 60) -> tuple[
 
 
 # -- processes ------------------------------------------------------------------------------------
-def free_port() -> int:
-    """A TCP port free on loopback right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def start_group(args: list[str], log: Path, env: Mapping[str, str]) -> subprocess.Popen[bytes]:

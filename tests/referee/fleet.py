@@ -5,22 +5,15 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import psycopg
 
+from arena.cli.ports import free_port
 from arena.v1 import arena_pb2
 from tests.referee.harness import ADMIN, stub
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 class Fleet:

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from arena.ops import stack
-from arena.ops.stack import BotProcesses, Stack, StackConfig
+from arena.ops.bot_processes import BotProcesses
+from arena.ops.stack import Stack, StackConfig
 from arena.referee.auth import write_secret
 
 SECRET = "arena-secret-token-for-this-test"
@@ -63,7 +64,7 @@ def test_the_stack_passes_the_admin_token_by_environment(
     monkeypatch.setattr(subprocess, "Popen", _Recorder)
     monkeypatch.setattr(stack, "wait_healthy", lambda address, timeout, **_: None)
     monkeypatch.setattr(stack, "wait_http", lambda url, timeout: None)
-    monkeypatch.setattr(stack, "_signal_group", lambda process, sig: None)
+    monkeypatch.setattr(stack, "signal_group", lambda process, sig: None)
     running = Stack(StackConfig(data_dir=tmp_path))
     monkeypatch.setattr(running.services, "start", lambda: None)
     monkeypatch.setattr(running.services, "stop", lambda: None)

@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 import io
 import signal
-import socket
 import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli.bot_report import BotReport
+from arena.cli.ports import free_port
 from arena.referee.app import Referee, RefereeConfig
 from arena.referee.limits import Limits
 from arena.referee.server import RunningServer, create_server
@@ -80,13 +80,6 @@ async def until_connected(address: str, name: str, timeout: timedelta) -> float:
             raise TimeoutError(f"{name} not connected to {address} after {timeout}")
         await asyncio.sleep(0.02)
     return time.monotonic() - start
-
-
-def free_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_a_bot_fails_over_to_another_referee_and_plays_on_there(fresh_database_url: str) -> None:

@@ -1,0 +1,42 @@
+"""`free_port`: the ports that `arena demo`, tests and benchmarks give the services they start."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from arena.cli import ports
+from arena.cli.ports import free_port, is_free
+
+
+def test_free_ports_are_free_distinct_and_below_the_ephemeral_range() -> None:
+    low = int(ports.EPHEMERAL_RANGE.read_text().split()[0])
+    chosen = [free_port() for _ in range(200)]
+    assert len(set(chosen)) == len(chosen)
+    assert all(ports.LOWEST_CHOSEN_PORT <= p < low for p in chosen)
+    assert all(is_free(p, "127.0.0.1") for p in chosen)
+
+
+def test_a_port_someone_listens_on_is_never_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        taken = listener.getsockname()[1]
+        # A chooser that offers the taken port first must be refused, then move on.
+        offers = iter([taken, taken + 1 if taken + 1 != 65536 else taken - 1])
+
+        class Chooser:
+            def randrange(self, start: int, stop: int) -> int:
+                return next(offers)
+
+        monkeypatch.setattr(ports, "_ephemeral_low", lambda: 65_535)
+        monkeypatch.setattr(ports.random, "SystemRandom", Chooser)
+        monkeypatch.setattr(ports, "_handed_out", set())
+        assert free_port() != taken
+
+
+def test_without_a_readable_range_the_kernel_chooses(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ports, "EPHEMERAL_RANGE", ports.Path("/nonexistent/range"))
+    port = free_port()
+    assert 0 < port < 65_536 and is_free(port, "127.0.0.1")
