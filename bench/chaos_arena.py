@@ -25,7 +25,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.chaos.netns import Namespaces
-from arena.cli.ports import free_port
+from arena.ops.ports import free_port
 from arena.ops.services import redis_server
 from arena.storage.embedded import EmbeddedPostgres
 

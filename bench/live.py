@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import redis.asyncio as aioredis
 
 import engines
-from arena.cli.ports import free_port
+from arena.ops.ports import free_port
 from arena.ops.services import redis_url
 from arena.referee import step_news
 from arena.storage import Database

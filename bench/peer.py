@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import psycopg
 
-from arena.cli.ports import free_port
+from arena.ops.ports import free_port
 from arena.v1 import bot_pb2
 from bench import referees
 from bench.harness import percentile

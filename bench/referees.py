@@ -52,8 +52,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import grpc
 import psycopg
 
-from arena.cli.ports import free_port
 from arena.ops import services
+from arena.ops.ports import free_port
 from arena.ops.probes import wait_healthy
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, common_pb2
 from bench.harness import (

@@ -34,7 +34,7 @@ import grpc
 import pairing as pairing_bench
 import psycopg
 
-from arena.cli.ports import free_port
+from arena.ops.ports import free_port
 from arena.ops.stack import Stack, StackConfig
 from arena.referee.clock import seconds, to_duration
 from arena.sdk import StrategyBot

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.cli.ports import free_port
+from arena.ops.ports import free_port
 from arena.referee.clock import Clock
 from arena.sdk.bots import strategy
 from arena.sdk.local import play_local

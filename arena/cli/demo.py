@@ -18,9 +18,9 @@ import grpc
 
 from arena.cli.errors import positive
 from arena.cli.options import add_per_decision, per_decision_clock
-from arena.cli.ports import free_port
 from arena.cli.tournaments import follow, leaderboard_lines, standings_lines
 from arena.ops.bot_processes import BotProcesses
+from arena.ops.ports import free_port
 from arena.ops.stack import Stack, StackConfig
 from arena.referee.clock import seconds
 from arena.render import Paint

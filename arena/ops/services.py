@@ -38,6 +38,7 @@ from types import TracebackType
 from typing import Protocol, TypeVar
 
 from arena.ops import home
+from arena.ops.ports import free_port
 from arena.storage.embedded import EmbeddedError, EmbeddedPostgres, file_lock, wheel_folder
 
 ENV_DATABASE_URL = "ARENA_DATABASE_URL"
@@ -64,13 +65,6 @@ def _redis_ping(port: int) -> bool:
             return conn.recv(64).startswith(b"+PONG")
     except OSError:
         return False
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 class EmbeddedRedis:
@@ -103,7 +97,7 @@ class EmbeddedRedis:
                 return self.url
             last = ""
             for _attempt in range(3):  # the free port may be taken before the server binds it
-                port = _free_port()
+                port = free_port()
                 process = self._launch(port)
                 if self._wait_ready(process, port):
                     self._process, self._port = process, port

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.ports import free_port
+from arena.ops.ports import free_port
 from tests.cli.listeners import listeners
 from tests.referee.harness import ADMIN
 

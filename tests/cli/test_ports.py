@@ -6,8 +6,8 @@ import socket
 
 import pytest
 
-from arena.cli import ports
-from arena.cli.ports import free_port, is_free
+from arena.ops import ports
+from arena.ops.ports import free_port, is_free
 
 
 def test_free_ports_are_free_distinct_and_below_the_ephemeral_range() -> None:

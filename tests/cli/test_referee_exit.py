@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.ports import free_port
 from arena.ops import stack
+from arena.ops.ports import free_port
 from arena.ops.stack import StackConfig, referee_processes
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.ports import free_port
 from arena.ops.home import StackInfo
+from arena.ops.ports import free_port
 from tests.cli.listeners import listeners
 
 pytestmark = pytest.mark.integration

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from arena.cli.errors import CliError
-from arena.cli.ports import free_port
 from arena.cli.up_ports import check_port_plan, planned_ports
 from arena.ops.home import StackInfo
+from arena.ops.ports import free_port
 from arena.ops.probes import wait_healthy
 from arena.ops.stack import Stack, StackConfig, referee_processes
 from arena.ops.stack_runners import runner_processes

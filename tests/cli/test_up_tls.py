@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.ports import free_port
 from arena.ops.home import StackInfo
+from arena.ops.ports import free_port
 from tests.cli.test_up import _env, _up_args
 from tests.tlscerts import Pki
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import psycopg
 
-from arena.cli.ports import free_port
+from arena.ops.ports import free_port
 from arena.v1 import arena_pb2
 from tests.referee.harness import ADMIN, stub
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 from datetime import timedelta
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.ops.ports import free_port
 from arena.referee.clock import Clock
 from arena.sdk import Bot
 from arena.storage import Database
@@ -103,13 +103,6 @@ def test_a_stopped_match_resumes_on_start_with_its_strikes_and_clocks(
     asyncio.run(scenario())
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
 def _serve(url: str, port: int, home: Path, redis_url: str) -> subprocess.Popen[bytes]:
     # The session's Redis, named: a referee with no ARENA_REDIS_URL starts an embedded Redis of
     # its own, which outlives it when the test SIGKILLs it. ARENA_HOME of the test's own, so
@@ -147,7 +140,7 @@ def test_an_adhoc_match_survives_kill_9_of_its_referee(
     fresh_database_url: str, redis_server_url: str, tmp_path: Path
 ) -> None:
     names = ["k0", "k1", "k2"]
-    port = _free_port()
+    port = free_port()
     address = f"127.0.0.1:{port}"
 
     async def scenario() -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli.bot_report import BotReport
-from arena.cli.ports import free_port
+from arena.ops.ports import free_port
 from arena.referee.app import Referee, RefereeConfig
 from arena.referee.limits import Limits
 from arena.referee.server import RunningServer, create_server

@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
+from arena.ops.ports import free_port
 
 
 class TcpProxy:
@@ -23,7 +17,7 @@ class TcpProxy:
         info = conninfo_to_dict(url)
         self.target_host = str(info.get("host") or "127.0.0.1")
         self.target_port = int(info.get("port") or 5432)
-        self.port = _free_port()
+        self.port = free_port()
         self.url = make_conninfo(url, host="127.0.0.1", port=str(self.port))
         """`url`, through the proxy."""
         self._server: asyncio.Server | None = None

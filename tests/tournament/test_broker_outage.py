@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from redis import Redis
 
+from arena.ops.ports import free_port
 from arena.ops.services import redis_server
 
 pytestmark = pytest.mark.integration
@@ -32,9 +33,7 @@ class RedisOnPort:
     """A Redis server of the test's own that can stop and start again on the same port."""
 
     def __init__(self, folder: Path) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port: int = probe.getsockname()[1]
+        self.port = free_port()
         self.config = folder / "redis.conf"
         self.config.write_text(
             f"bind 127.0.0.1\nport {self.port}\ndir {folder}\nsave 60 1\nappendonly no\n"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import ssl
 import subprocess
 import sys
@@ -18,22 +17,17 @@ from pathlib import Path
 
 import pytest
 
+from arena.ops.ports import free_port
 from tests.tlscerts import Pki
 
 pytestmark = pytest.mark.integration
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextlib.contextmanager
 def _web(database_url: str, home: Path, tls: list[str], client: ssl.SSLContext) -> Iterator[int]:
     """`arena web` on a free port with the given --tls-* flags, once it answers `client`;
     yields the port."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "ARENA_DATABASE_URL": database_url, "ARENA_HOME": str(home)}
     argv = [sys.executable, "-m", "arena.cli.main", "web", "--port", str(port)]
     argv += ["--metrics-port", "-1", *tls]
