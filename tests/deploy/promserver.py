@@ -14,10 +14,10 @@ from typing import Any
 
 import yaml
 
+from arena.ops.ports import free_port
 from tests.deploy.support import (
     ALERTS_YML,
     PROMETHEUS_YML,
-    free_port,
     load_yaml,
     log_tail,
     start_group,

@@ -13,8 +13,9 @@ import grpc
 import pytest
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from arena.ops.ports import free_port
 from arena.ops.tls import ServerTls
-from tests.deploy.support import free_port, load_healthcheck
+from tests.deploy.support import load_healthcheck
 from tests.tlscerts import Pki
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from arena.ops.ports import free_port
 from tests.dbfixtures import database_factory, postgres_server_url  # noqa: F401
 from tests.deploy.promserver import PrometheusServer
 from tests.deploy.support import (
@@ -31,7 +32,6 @@ from tests.deploy.support import (
     dashboard_queries,
     eventually,
     family,
-    free_port,
     kill_processes_mentioning,
     load_healthcheck,
     log_tail,

@@ -17,7 +17,7 @@ from arena.hosting import cgroups
 from arena.hosting.cgroups import ROOT
 from arena.hosting.limits import Limits
 from arena.hosting.sandbox import SandboxUnavailable, find_bwrap
-from tests.deploy.support import free_port
+from arena.ops.ports import free_port
 from tests.hosting.conftest import CGROUP_BASE
 from tests.hosting.test_runner import EXAMPLE, GRACE, _connected, _hosted_bot, _runner, _until
 from tests.referee.harness import register, running_referee

@@ -16,6 +16,7 @@ from datetime import timedelta
 import pytest
 
 from arena.ops import metrics
+from arena.ops.ports import free_port
 from arena.referee.app import Referee, RefereeConfig
 from arena.referee.cluster import ClusterTimings
 from arena.referee.server import RunningServer, create_server
@@ -23,7 +24,6 @@ from arena.sdk.stream import Following
 from arena.storage import Database
 from arena.v1 import bot_pb2, common_pb2
 from tests.referee.bots import RandomBot
-from tests.referee.fleet import free_port
 from tests.referee.harness import ADMIN, FAST_CLOCK, create_match, ended, register, until
 
 pytestmark = pytest.mark.integration

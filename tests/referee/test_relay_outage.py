@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from arena.ops.ports import free_port
 from arena.ops.services import redis_server
 from arena.v1 import bot_pb2
 from tests.referee.bots import RandomBot
-from tests.referee.fleet import Fleet, free_port
+from tests.referee.fleet import Fleet
 from tests.referee.harness import register
 from tests.referee.test_scale_out import create, get_match, until_decisions, until_ended
 

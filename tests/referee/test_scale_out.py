@@ -17,13 +17,14 @@ from pathlib import Path
 import pytest
 
 import engines
+from arena.ops.ports import free_port
 from arena.sdk import Bot
 from arena.storage import Database
 from arena.v1 import arena_pb2, bot_pb2, common_pb2
 from engines.replay import replayed
 from tests.dbfixtures import isolated_redis
 from tests.referee.bots import RandomBot
-from tests.referee.fleet import Fleet, free_port
+from tests.referee.fleet import Fleet
 from tests.referee.harness import ADMIN_METADATA, register, stub
 
 pytestmark = pytest.mark.integration

@@ -36,12 +36,12 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
 import engines
+from arena.ops.ports import free_port
 from arena.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 from engines.replay import Record, replay
 from tests.deploy.support import (
     REPO,
     ensure_debian_package,
-    free_port,
     kill_processes_mentioning,
     start_group,
     stop_group,

@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from tests.deploy.support import free_port
+from arena.ops.ports import free_port
 
 pytestmark = pytest.mark.integration
 ARENA = [sys.executable, "-m", "arena.cli.main"]
