@@ -99,6 +99,10 @@ async def create_server(
             *KEEPALIVE_OPTIONS,
             ("grpc.max_receive_message_length", limits.max_message_bytes),
             ("grpc.max_concurrent_streams", limits.max_streams_per_connection),
+            # grpc sets SO_REUSEPORT by default: a second server on a taken port would bind it
+            # too, and the kernel would share new connections between the two (a bot could reach
+            # the wrong referee). Off, the second bind fails and says so.
+            ("grpc.so_reuseport", 0),
         ],
     )
     BotService(referee).add_to_server(server)

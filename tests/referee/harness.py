@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+import io
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 
@@ -20,7 +21,11 @@ from arena.sdk.tls import PLAINTEXT, ClientTls
 from arena.storage import Database
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2, common_pb2
 
+T = TypeVar("T")
+
 ADMIN = "test-admin-token"
+RPC_DEADLINE = 30.0
+"""Seconds a helper's unary call may take: a referee that never answers fails the test."""
 POLL = timedelta(milliseconds=50)
 """How often a helper asks the referee again."""
 CHECK = timedelta(milliseconds=20)
@@ -76,7 +81,7 @@ async def register(address: str, name: str, tls: ClientTls = PLAINTEXT) -> str:
     """Register a bot and return its token."""
     channel, api = stub(address, tls)
     async with channel:
-        reply = await api.RegisterBot(arena_pb2.RegisterBotRequest(name=name))
+        reply = await api.RegisterBot(arena_pb2.RegisterBotRequest(name=name), timeout=RPC_DEADLINE)
     return reply.token
 
 
@@ -93,7 +98,7 @@ async def create_match(
     request = arena_pb2.CreateMatchRequest(game=game, bots=bots, seed=seed)
     request.options.update(options)
     async with channel:
-        match = await api.CreateMatch(request, metadata=ADMIN_METADATA)
+        match = await api.CreateMatch(request, metadata=ADMIN_METADATA, timeout=RPC_DEADLINE)
     return match.match_id
 
 
@@ -108,7 +113,9 @@ async def wait_finished(
     async with channel:
         deadline = asyncio.get_running_loop().time() + timeout.total_seconds()
         while True:
-            match = await api.GetMatch(arena_pb2.GetMatchRequest(match_id=match_id))
+            match = await api.GetMatch(
+                arena_pb2.GetMatchRequest(match_id=match_id), timeout=RPC_DEADLINE
+            )
             if match.status == common_pb2.MATCH_STATUS_FINISHED:
                 return match
             if asyncio.get_running_loop().time() > deadline:
@@ -124,11 +131,31 @@ async def ended(
     channel, api = stub(address)
     async with channel:
         for _ in range(int(timeout / POLL)):
-            match = await api.GetMatch(arena_pb2.GetMatchRequest(match_id=match_id))
+            match = await api.GetMatch(
+                arena_pb2.GetMatchRequest(match_id=match_id), timeout=RPC_DEADLINE
+            )
             if match.status in ends:
                 return match
             await asyncio.sleep(POLL.total_seconds())
     raise TimeoutError(f"match {match_id} did not end: {match}")
+
+
+async def within(work: Awaitable[T], limit: timedelta, what: str) -> T:
+    """`work`'s result, or an AssertionError after `limit` that shows where every task of the
+    loop was waiting. A hang then fails its own test with its cause; left to pytest-timeout it
+    would abandon the event loop, and grpc.aio's poller thread would break the next tests of
+    the same worker (a CI run once lost three more tests that way)."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=limit.total_seconds())
+    if task in done:
+        return task.result()
+    stacks = io.StringIO()
+    for other in asyncio.all_tasks():
+        if other is not asyncio.current_task():
+            other.print_stack(limit=15, file=stacks)
+    task.cancel()
+    await asyncio.wait({task}, timeout=10)
+    raise AssertionError(f"{what}: not done after {limit}; the tasks:\n{stacks.getvalue()}")
 
 
 async def until(check: Callable[[], bool], timeout: timedelta = timedelta(seconds=30)) -> None:
