@@ -9,6 +9,7 @@ that seeded play is identical to the pure modules' (bench/fingerprint.py on both
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 
 import engines
-from engines import HashRng
+from engines import HashRng, build_guard
 from engines.driver import MatchDriver
 from engines.registry import BUILTIN_GAMES
 
@@ -75,6 +76,9 @@ def test_a_compiled_build_in_place_is_fresh() -> None:
     stale = build.stale()
     assert not stale, f"edited since `make compiled` (rebuild, or `make clean-compiled`): {stale}"
     loaded = set(compiled_modules())
+    if os.environ.get(build_guard.FORCE_PURE) == "1":  # asked for pure beside a fresh build
+        assert not loaded, f"{build_guard.FORCE_PURE}=1, yet compiled modules loaded: {loaded}"
+        return
     recorded = {build._module(p) for p in build.compiled_sources()}
     assert recorded <= loaded, f"built but imported from source: {sorted(recorded - loaded)}"
 
