@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import socket
+from collections.abc import Iterable
 from pathlib import Path
 
 EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
@@ -39,6 +40,13 @@ def free_port() -> int:
         if port not in _handed_out:
             _handed_out.add(port)
             return port
+
+
+def reserve(ports: Iterable[int]) -> None:
+    """Never let `free_port` in this process return one of `ports`: a stack's planned ports
+    (its runners' metrics ports follow the first, unchosen) stay out of its embedded Redis's
+    choice, which is made after they were checked free."""
+    _handed_out.update(ports)
 
 
 def _ephemeral_low() -> int:

@@ -24,6 +24,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from arena.ops.bind import connect_host, http_host
+from arena.ops.ports import reserve
 from arena.ops.probes import last_line, wait_healthy, wait_http
 from arena.ops.services import EmbeddedServices
 from arena.ops.stack_runners import runner_args, runner_processes
@@ -139,6 +140,7 @@ class Stack:
         if config.web_port >= 0:
             taken |= {config.web_port, config.web_metrics_port}
         self.runners = runner_processes(config, taken)
+        reserve(taken | {r.metrics_port for r in self.runners})
 
     @property
     def address(self) -> str:

@@ -40,3 +40,19 @@ def test_without_a_readable_range_the_kernel_chooses(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(ports, "EPHEMERAL_RANGE", ports.Path("/nonexistent/range"))
     port = free_port()
     assert 0 < port < 65_536 and is_free(port, "127.0.0.1")
+
+
+def test_a_stack_reserves_its_planned_ports(
+    tmp_path: ports.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stack's ports, its runners' unchosen ones included, are never chosen again in the
+    process (its embedded Redis chooses after they were checked free)."""
+    from arena.ops.stack import Stack, StackConfig
+
+    monkeypatch.setattr(ports, "_handed_out", set())
+    monkeypatch.setattr("arena.ops.stack_runners.shutil.which", lambda name: "/usr/bin/bwrap")
+    stack = Stack(
+        StackConfig(data_dir=tmp_path, port=20_000, runner_metrics_port=21_000, runners=3)
+    )
+    assert {20_000, 21_000, 21_001, 21_002} <= ports._handed_out
+    assert [r.metrics_port for r in stack.runners] == [21_000, 21_001, 21_002]
