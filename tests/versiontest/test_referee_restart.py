@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import tempfile
 import time
@@ -40,7 +41,25 @@ def _running_hosts(url: str) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def test_a_version_test_survives_a_referee_killed_and_restarted(fresh_database_url: str) -> None:
+def _bot_states(bots: list[ThinkingStrategyBot], tasks: list[asyncio.Task[None]]) -> str:
+    """Each bot's state, for a stuck run's message: a bot whose run ended says why, one still
+    running says which referee it last heard from (a bot that never came back after the kill
+    stalled a version test once, and its logs did not say which of the two it was)."""
+    lines = []
+    for bot, task in zip(bots, tasks, strict=True):
+        if task.done():
+            why = "cancelled" if task.cancelled() else repr(task.exception())
+            state = f"run ended: {why}"
+        else:
+            state = f"running, last welcomed by {bot.following.referee or 'none'}"
+        lines.append(f"bot {bot.bot_name or '?'}: {state}; problems {len(bot.problems)}")
+    return "\n".join(lines)
+
+
+def test_a_version_test_survives_a_referee_killed_and_restarted(
+    fresh_database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="arena.sdk")  # a failure shows each bot's reconnects
     with isolated_redis() as redis_url, tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         fleet = Fleet(fresh_database_url, redis_url, 2, folder)
@@ -91,7 +110,10 @@ def test_a_version_test_survives_a_referee_killed_and_restarted(fresh_database_u
                         await asyncio.to_thread(gone.wait, 10)
                         fleet.start(killed)
                     if time.monotonic() > deadline:
-                        pytest.fail(f"test stuck:\n{got}\n{celery.logs()}\n{fleet.log_tail()}")
+                        pytest.fail(
+                            f"test stuck:\n{got}\n{_bot_states(bots, tasks)}\n"
+                            f"{celery.logs()}\n{fleet.log_tail()}"
+                        )
                     await asyncio.sleep(0.2)
                 assert killed is not None, "no test match ran on the referee to kill"
                 return got
