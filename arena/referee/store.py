@@ -15,6 +15,12 @@ class MatchStore(Protocol):
     async def start_match(self, match_id: int, host: str, epoch: int = 0) -> None:
         """Mark the match running on `host`; refused (`Fenced`) unless `epoch` is its lease's."""
 
+    async def mark_absent_at_start(
+        self, match_id: int, seats: Sequence[int], epoch: int = 0
+    ) -> None:
+        """Note that `seats`' bots were not connected when the match started (fenced by
+        `epoch`: a host that lost the lease writes nothing)."""
+
     async def record_decision(self, decision: DecisionRow) -> None:
         """Durably store one applied decision; returns once committed (refused with `Fenced`
         unless `decision.epoch` is the match's lease epoch)."""

@@ -150,6 +150,12 @@ class Database(MatchLeases):
         `epoch` is the match's lease epoch."""
         await matches.start_match(self.pool, match_id, host, epoch)
 
+    async def mark_absent_at_start(
+        self, match_id: int, seats: Sequence[int], epoch: int = 0
+    ) -> None:
+        """Note that `seats`' bots were not connected when the match started (fenced)."""
+        await matches.mark_absent_at_start(self.pool, match_id, seats, epoch)
+
     async def record_decision(self, decision: DecisionRow) -> None:
         """Log one decision; returns once it is committed (group commit, see `DecisionWriter`)."""
         await self.writer.write(decision)

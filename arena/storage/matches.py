@@ -94,6 +94,16 @@ async def start_match(pool: Pool, match_id: int, host: str, epoch: int = 0) -> N
             raise await _status_error(conn, what, match_id, epoch)
 
 
+async def mark_absent_at_start(
+    pool: Pool, match_id: int, seats: Sequence[int], epoch: int = 0
+) -> None:
+    """Note that `seats`' bots were not connected when the match started (by its host at
+    `epoch`; a host that lost the lease writes nothing)."""
+    params = {"match_id": match_id, "seats": list(seats), "epoch": epoch}
+    async with pool.connection(f"note who match {match_id} started without") as conn:
+        await conn.execute(query("mark_absent_at_start"), params)
+
+
 async def finish_match(
     pool: Pool,
     match_id: int,

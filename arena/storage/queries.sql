@@ -89,6 +89,13 @@ SET status = 'running', host = %(host)s, started_at = coalesce(started_at, now()
 WHERE id = %(match_id)s AND status IN ('pending', 'running') AND lease_epoch = %(epoch)s
 RETURNING id;
 
+-- name: mark_absent_at_start
+-- Fenced like `start_match`: only the match's current host says who it started without.
+UPDATE seats SET absent_at_start = true
+WHERE match_id = %(match_id)s AND seat = ANY(%(seats)s)
+  AND EXISTS (SELECT 1 FROM matches
+              WHERE id = %(match_id)s AND status = 'running' AND lease_epoch = %(epoch)s);
+
 -- name: finish_match
 -- Fenced like `start_match`; a finished match holds no lease.
 UPDATE matches

@@ -199,6 +199,8 @@ CREATE TABLE seats (
     time_used interval NOT NULL DEFAULT '0',
     -- The bot's version that played this seat (migration 0010).
     version_id bigint REFERENCES bot_versions (id),
+    -- Its bot was not connected when the match started (migration 0017).
+    absent_at_start boolean NOT NULL DEFAULT false,
     PRIMARY KEY (match_id, seat),
     CONSTRAINT seats_seat_check CHECK (seat >= 0),
     CONSTRAINT seats_strikes_check CHECK (strikes >= 0)

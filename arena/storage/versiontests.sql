@@ -64,9 +64,10 @@ SELECT id FROM version_tests WHERE status = 'running' ORDER BY id FOR UPDATE SKI
 
 -- name: version_test_playing
 -- The matches of every playing set's current attempt, with the candidate's and the baseline's
--- ranks once finished.
+-- ranks once finished, and whether it started without one of its bots.
 SELECT s.set_no, s.attempt, vm.game_no, m.status::text AS status, sc.rank AS candidate_rank,
-       sb.rank AS baseline_rank
+       sb.rank AS baseline_rank,
+       EXISTS (SELECT 1 FROM seats x WHERE x.match_id = m.id AND x.absent_at_start) AS absent
 FROM version_test_sets s
 JOIN version_tests t ON t.id = s.test_id
 JOIN version_test_matches vm

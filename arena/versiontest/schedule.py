@@ -65,7 +65,10 @@ async def settle(conn: Any, test: dict[str, Any]) -> bool:
         if len(rows) < MATCHES_PER_SET or any(r["status"] not in ENDED for r in rows):
             continue
         params = {"test_id": test_id, "set_no": set_no}
-        if any(r["status"] == "aborted" for r in rows):
+        # A match that was aborted, or that started without one of its bots (a referee lost
+        # mid-test, a bot that dropped just then), says nothing of the versions: play the set
+        # again once, then void it.
+        if any(r["status"] == "aborted" or r["absent"] for r in rows):
             if rows[0]["attempt"] == 1:
                 await conn.execute(query("replay_version_test_set"), params)
             else:

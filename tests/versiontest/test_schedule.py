@@ -154,6 +154,54 @@ def test_an_aborted_match_replays_its_set_once_then_voids_it(fresh_database_url:
     run(fresh_database_url, scenario)
 
 
+def test_a_match_started_without_a_bot_replays_its_set_once_then_voids_it(
+    fresh_database_url: str,
+) -> None:
+    async def scenario(db: Database, ref: FakeReferee) -> None:
+        test_id = await store.start(db, spec(in_flight=1))
+        await ref.tick()
+        (m0, bots, seed), (m1, _, _) = ref.created
+        # The baseline was not connected when m1 started; the candidate won both, by strikes.
+        await db.start_match(m1, "fake")
+        await db.mark_absent_at_start(m1, [bots.index("base")])
+        await ref.finish(m0, "cand")
+        await ref.finish(m1, "cand")
+        await ref.tick()
+        report = await store.report(db, test_id)
+        assert report.matches_counted == 0, "a set with an absent bot was counted"
+        assert report.sets[0].attempt == 2 and report.sets[0].status == "playing"
+        replay = ref.created[2:4]
+        assert len(replay) == 2 and replay[0][2] == replay[1][2] != seed
+        for match_id, replayed, _ in replay:
+            await db.start_match(match_id, "fake")
+            await db.mark_absent_at_start(match_id, [replayed.index("cand")])
+            await ref.finish(match_id, "base")
+        await ref.tick()
+        report = await store.report(db, test_id)
+        assert report.sets[0].status == "void" and report.matches_counted == 0
+
+    run(fresh_database_url, scenario)
+
+
+def test_only_the_current_host_marks_a_seat_absent(fresh_database_url: str) -> None:
+    async def scenario(db: Database, ref: FakeReferee) -> None:
+        await store.start(db, spec(in_flight=1))
+        await ref.tick()
+        match_id = ref.created[0][0]
+        await db.mark_absent_at_start(match_id, [0])  # still pending: nobody hosts it
+        await db.start_match(match_id, "fake")
+        await db.mark_absent_at_start(match_id, [1], epoch=7)  # a stale lease epoch
+        await db.mark_absent_at_start(match_id, [2])
+        async with db.pool.connection("read seats") as conn:
+            cursor = await conn.execute(
+                "SELECT seat FROM seats WHERE match_id = %s AND absent_at_start ORDER BY seat",
+                (match_id,),
+            )
+            assert [int(r[0]) for r in await cursor.fetchall()] == [2]
+
+    run(fresh_database_url, scenario)
+
+
 def test_a_cap_stops_the_test_with_its_estimate(fresh_database_url: str) -> None:
     async def scenario(db: Database, ref: FakeReferee) -> None:
         test_id = await store.start(db, spec(max_matches=4, hypotheses=Hypotheses(0, 5)))
