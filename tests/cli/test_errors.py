@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from arena.cli.errors import ExitCode
@@ -329,6 +330,13 @@ def test_a_match_told_to_wait_says_at_once_who_is_missing_and_plays_on(
     assert header[1:] == ["  seat 0 played alice", "  seat 1 played bob"], log
     assert any("alice" in line for line in body) and any("bob" in line for line in body), log
     assert not any("seat 0" in line or "seat 1" in line for line in body), log
+    # Both seats are stored as absent at the start (a version test would not count this match).
+    with psycopg.connect(isolated.database_url) as conn:
+        rows = conn.execute(
+            "SELECT seat, absent_at_start FROM seats WHERE match_id = %s ORDER BY seat",
+            (int(match_id),),
+        ).fetchall()
+    assert rows == [(0, True), (1, True)], rows
 
 
 # -- TLS: a referee with a throwaway certificate (tests/tlscerts.py) -------------------------------
