@@ -76,7 +76,9 @@ class BotRoutes:
                 session.bot_id, session.form, session.bot_name, session.follows
             )
             if previous is not None:
-                self.relay.send(previous, Envelope(Kind.REPLACED, self.name, session.bot_id))
+                opened = opened_ms(session)
+                replaced = Envelope(Kind.REPLACED, self.name, session.bot_id, number=opened)
+                self.relay.send(previous, replaced)
             return await self.announce(session)
         except Exception as exc:  # its matches hosted here still play; the heartbeat retries
             log.warning("bot %s: cannot announce it to the other referees: %s", session.bot_id, exc)
@@ -174,9 +176,11 @@ class BotRoutes:
                 hub.send(bot_id, bot_pb2.ArenaMessage.FromString(envelope.payload))
         elif kind is Kind.REPLACED:
             session = hub.session(bot_id)
-            if session is not None:
+            if session is not None and opened_before(session, envelope.number):
                 session.replaced = True
                 hub.disconnect(session)
+            elif session is not None:  # a late REPLACED (held while this referee was down)
+                log.info("bot %s: its stream here is newer than the one on %s", bot_id, sender)
         elif kind is Kind.REVOKED:
             close_revoked(hub, bot_id, envelope.payload.decode(errors="replace"))
         elif kind is Kind.NOT_HOSTED:
@@ -243,6 +247,21 @@ class BotRoutes:
         hub.connected_elsewhere(bot_id, referee, form)
         if not known and hub.is_connected(bot_id):
             resume(self.referee, bot_id)
+
+
+def opened_ms(session: Session) -> int:
+    """When `session`'s stream opened, in ms since the epoch (a REPLACED envelope's number)."""
+    return int(session.connected_at * 1000)
+
+
+def opened_before(session: Session, replaced_at: int) -> bool:
+    """Whether `session` opened no later than the stream that replaces it, opened at
+    `replaced_at` (ms since the epoch; 0 from a referee that does not say: replaced). A REPLACED
+    sent when the bot left a referee that had just died is held by the relay and delivered
+    after that referee restarts; if the bot has come back there meanwhile, closing its new
+    stream would end the bot for good (the SDK takes ABORTED as another process taking over).
+    Referees' clocks are assumed to agree to well under the time between two streams of a bot."""
+    return replaced_at == 0 or opened_ms(session) <= replaced_at
 
 
 def send_back(relay: Relay, referee: str, bot_id: int, message: bot_pb2.ArenaMessage) -> None:

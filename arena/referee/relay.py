@@ -59,7 +59,10 @@ class Kind(enum.IntEnum):
     DISCONNECTED = 4
     """The bot's stream on the sender ended."""
     REPLACED = 5
-    """The bot opened a newer stream on the sender: close the receiver's stream as replaced."""
+    """The bot opened a newer stream on the sender: close the receiver's stream as replaced if
+    it is older; `number` is when the newer one opened (ms since the epoch; 0: unknown). An
+    envelope held while its receiver was dead reaches it after a restart, when the bot may
+    have come back there: that newer stream must stay open."""
     NOT_HERE = 6
     """A TO_BOT envelope reached a referee where the bot is not connected (sent back whole:
     the host keeps what the bot must still hear)."""

@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.referee.bot_routes import BotRoutes
+from arena.referee.bot_routes import BotRoutes, opened_ms
 from arena.referee.placement import place
 from arena.referee.registry import RefereeInfo, Registry
 from arena.referee.relay import Envelope, Kind, Relay
@@ -290,6 +290,22 @@ def test_an_answer_refused_by_an_old_host_goes_to_the_new_one_once() -> None:
         assert relay.sent[-1][0] == "ref-new", "nothing sent again"
         problem = session.outbox.get_nowait()
         assert problem.WhichOneof("kind") == "problem" and problem.problem.match_id == 9
+
+    asyncio.run(scenario())
+
+
+def test_a_replaced_older_than_the_stream_here_leaves_it_open() -> None:
+    """A REPLACED the relay held while this referee was dead reaches it after a restart: a bot
+    that came back here since keeps its stream (closing it ended the bot for good)."""
+
+    async def scenario() -> None:
+        routes, _, hub = _routes({})
+        session = hub.connect(5, "five")
+        opened = opened_ms(session)
+        await routes.receive(Envelope(Kind.REPLACED, "ref-0", 5, number=opened - 3000))
+        assert hub.session(5) is session and not session.replaced
+        await routes.receive(Envelope(Kind.REPLACED, "ref-0", 5, number=opened + 1))
+        assert hub.session(5) is None and session.replaced, "a newer stream elsewhere wins"
 
     asyncio.run(scenario())
 
