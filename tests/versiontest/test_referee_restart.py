@@ -116,6 +116,9 @@ def test_a_version_test_survives_a_referee_killed_and_restarted(
                         )
                     await asyncio.sleep(0.2)
                 assert killed is not None, "no test match ran on the referee to kill"
+                # Every bot must still be playing: one stopped by a stale REPLACED after the
+                # restart (BotReplaced) once left the test waiting for it.
+                assert not any(t.done() for t in tasks), _bot_states(bots, tasks)
                 return got
             finally:
                 celery.stop()
