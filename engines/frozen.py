@@ -15,7 +15,7 @@ import dataclasses
 import enum
 from collections.abc import Callable
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from engines.api import Decision, Event, Json, ListedSpace, Seat, Transition
 
@@ -44,11 +44,12 @@ class Enum(enum.Enum):
 
     __hash__ = object.__hash__
 
-    if not TYPE_CHECKING:  # the same `value` and `name` to type checkers
-        # `Enum.value` and `.name` are Python-level descriptors (`enum.property`), read at every
-        # event and wire form; C-level ones read the same member attributes.
-        value = property(attrgetter("_value_"), doc="The member's value.")
-        name = property(attrgetter("_name_"), doc="The member's name.")
+
+# `Enum.value` and `.name` are Python-level descriptors (`enum.property`), read at every event and
+# wire form; C-level ones read the same member attributes. Set after the class, where type
+# checkers (which keep `enum.Enum`'s types) do not look and mypyc compiles this module.
+setattr(Enum, "value", property(attrgetter("_value_"), doc="The member's value."))  # noqa: B010
+setattr(Enum, "name", property(attrgetter("_name_"), doc="The member's name."))  # noqa: B010
 
 
 _new = object.__new__

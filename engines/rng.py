@@ -86,15 +86,7 @@ class HashRng(_RngMixin):
     @classmethod
     def for_decision(cls, seed: int, number: int) -> HashRng:
         """The stream used by `Rules.apply` for decision `number`."""
-        # `cls(seed, f"decision:{number}")`, without `__init__` or a second format: one per
-        # decision, and most are never drawn from.
-        rng = object.__new__(cls)
-        rng._material = f"{seed}:decision:{number}"
-        rng._key = b""
-        rng._counter = 0
-        rng._buffer = b""
-        rng._offset = 0
-        return rng
+        return cls(seed, f"decision:{number}")
 
     def _bytes(self, count: int) -> bytes:
         offset = self._offset
