@@ -60,7 +60,6 @@ NOT_COMPILED: dict[str, str] = {
     "*/state.py": "slotted frozen dataclasses built through their slot setters (engines.frozen)",
     "*/actions.py": "slotted frozen dataclasses",
     "engines/crossing/components.py": "slotted frozen dataclasses",
-    "engines/crossing/records.py": "builds the state's dataclasses through their slot setters",
     "*/scenario.py": "slotted frozen dataclasses; test scenarios, not the per-decision path",
     "engines/hart/data.py": "slotted frozen dataclasses",
     "engines/hart/wire.py": "its docstring is the documented wire form, which tests read; a "

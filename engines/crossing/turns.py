@@ -9,14 +9,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from engines.api import Seat
+from engines.api import Decision, Seat, Transition
 from engines.crossing import cards, contracts, money, moves, spaces
 from engines.crossing.actions import Action
 from engines.crossing.decisions import Answer
 from engines.crossing.members import BEGIN_TURN, DECLARE, TURN_LIMIT
 from engines.crossing.records import new_task
-from engines.crossing.state import Label, Op, Task
+from engines.crossing.state import CrossingState, Label, Op, Task
 from engines.crossing.work import Work
+from engines.frozen import new_transition
+from engines.rng import Rng
+
+
+def step(
+    state: CrossingState, decision: Decision, actions: Mapping[Seat, Action], rng: Rng
+) -> Transition[CrossingState]:
+    """`CrossingRules.step`: apply the checked answers, then run the rules to the next decision."""
+    w = Work(state, rng)
+    answer(w, actions)
+    run(w)
+    return new_transition(w.freeze(state.number + 1), tuple(w.events))
 
 
 def run(w: Work) -> None:
