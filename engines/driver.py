@@ -18,7 +18,7 @@ record replays exactly without storing any random draw.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Generic
+from typing import Any, Final, Generic
 
 from engines.api import (
     A,
@@ -38,7 +38,7 @@ from engines.move import Move
 from engines.record import Record
 from engines.rng import HashRng
 
-_MOVE_SETTERS = setters(Move, "before", "decision", "joint", "after", "events", "wire")
+_MOVE_SETTERS: Final = setters(Move, "before", "decision", "joint", "after", "events", "wire")
 """One `Move` per decision, built through its slots' setters (cheaper, see `engines.frozen`)."""
 
 

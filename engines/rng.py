@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Protocol, TypeVar
+from typing import Final, Protocol, TypeVar
 
 T = TypeVar("T")
 
-_BLOCK_BYTES = 64
+_BLOCK_BYTES: Final = 64
 
 
 class Rng(Protocol):
@@ -150,9 +150,9 @@ def _bounds(n: int) -> tuple[int, int]:
     return bounds
 
 
-_BOUNDS_CACHED = 4096
+_BOUNDS_CACHED: Final = 4096
 """Bounds below this are remembered: the small ones recur (dice, hands, shuffles)."""
-_BOUNDS: dict[int, tuple[int, int]] = {}
+_BOUNDS: Final[dict[int, tuple[int, int]]] = {}
 
 
 class ScriptExhausted(Exception):

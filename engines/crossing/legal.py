@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from engines.api import Decision, ListedSpace, Seat
 from engines.crossing import cards, contracts, money, moves, spaces
 from engines.crossing.actions import Action
@@ -9,7 +11,7 @@ from engines.crossing.decisions import Options
 from engines.crossing.state import CrossingState, Label
 from engines.frozen import new_decision, one_seat
 
-OPTIONS: dict[Label, Options] = {
+OPTIONS: Final[dict[Label, Options]] = {
     Label.DECLARE: cards.declare_options,
     Label.VILLAIN_CAR: cards.villain_car_options,
     Label.DISCARD: moves.discard_options,

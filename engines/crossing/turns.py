@@ -8,6 +8,7 @@ match waits for that decision; `answer` applies it through the rule that asked.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Final
 
 from engines.api import Decision, Seat, Transition
 from engines.crossing import cards, contracts, money, moves, spaces
@@ -82,7 +83,7 @@ def end_turn(w: Work, task: Task) -> None:
         w.then(new_task(BEGIN_TURN, (turn.active + 1) % w.seats))
 
 
-HANDLERS: dict[Op, Callable[[Work, Task], None]] = {
+HANDLERS: Final[dict[Op, Callable[[Work, Task], None]]] = {
     Op.BEGIN_TURN: begin_turn,
     Op.VILLAIN: cards.villain,
     Op.ROLL: moves.roll,
@@ -97,7 +98,7 @@ HANDLERS: dict[Op, Callable[[Work, Task], None]] = {
 """The rule that carries out each pending task."""
 assert set(HANDLERS) == set(Op)
 
-ANSWERS: dict[Label, Answer] = {
+ANSWERS: Final[dict[Label, Answer]] = {
     Label.VILLAIN_CAR: cards.answer_villain_car,
     Label.DISCARD: moves.answer_discard,
     Label.TRAIN_SHOP: spaces.answer_train_shop,

@@ -8,7 +8,7 @@ compiled with the rules, which call them several times a step.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Final
 
 from engines.frozen import setters
 from engines.loyang.cards import Crop
@@ -70,10 +70,10 @@ _TURN_NAMES = (
     "bonus_regular",
     "bonus_casual",
 )
-_TURN_FIELDS = frozenset(_TURN_NAMES)
-_TURN_SETTERS = setters(Turn, *_TURN_NAMES)
-_FIELD_SETTERS = setters(Field, "id", "size", "allowed", "crop", "count", "common", "under")
-_new = object.__new__
+_TURN_FIELDS: Final = frozenset(_TURN_NAMES)
+_TURN_SETTERS: Final = setters(Turn, *_TURN_NAMES)
+_FIELD_SETTERS: Final = setters(Field, "id", "size", "allowed", "crop", "count", "common", "under")
+_new: Final = object.__new__
 
 
 def field_with(f: Field, crop: Crop | None, count: int) -> Field:
