@@ -15,8 +15,9 @@ build. A stamp (`engines/.compiled.json`) records the hash of every source under
 source was edited after the build, `engines` imports every module from source and says so
 (engines/build_guard.py), and tests/engines/test_compiled.py fails.
 
-Only the rule logic of the three games is compiled. The modules left out, and why, are in
-`NOT_COMPILED`; bench/compiled.py measures what the build pays (figures in bench/README.md).
+The rule logic of the three games is compiled, and the shared modules every decision runs
+through (`SHARED`). The modules left out, and why, are in `NOT_COMPILED`; bench/compiled.py
+measures what the build pays (figures in bench/README.md).
 """
 
 from __future__ import annotations
@@ -43,14 +44,10 @@ NOT_COMPILED: dict[str, str] = {
     "engines/__init__.py": "the contract's re-exports and lazy loading; nothing to run",
     "engines/api.py": "slotted frozen dataclasses (mypyc rejects `slots=True`); the contract "
     "classes that games, tests and the OpenSpiel adapter subclass in Python",
-    "engines/driver.py": "a slotted frozen dataclass (`Move`); built through its slot setters",
+    "engines/move.py": "a slotted frozen dataclass (`Move`); built through its slot setters",
     "engines/options.py": "a slotted frozen dataclass",
     "engines/record.py": "a slotted frozen dataclass",
     "engines/spaces.py": "slotted frozen dataclasses (subclasses of api.ActionSpace)",
-    "engines/frozen.py": "a conditional in a class body (`if not TYPE_CHECKING:` in `Enum`), "
-    "which mypyc does not support; its slot-setter tricks need slotted Python classes",
-    "engines/rng.py": "`object.__new__(HashRng)` is refused for a native class (TypeError); "
-    "also shipped as-is in the slim SDK",
     "engines/registry.py": "imports the OpenSpiel games; not on the per-decision path",
     "engines/errors.py": "exception classes that Python code subclasses; raised, not run",
     "engines/replay.py": "not on the per-decision path",
@@ -63,7 +60,6 @@ NOT_COMPILED: dict[str, str] = {
     "*/state.py": "slotted frozen dataclasses built through their slot setters (engines.frozen)",
     "*/actions.py": "slotted frozen dataclasses",
     "engines/crossing/components.py": "slotted frozen dataclasses",
-    "engines/crossing/records.py": "builds the state's dataclasses through their slot setters",
     "*/scenario.py": "slotted frozen dataclasses; test scenarios, not the per-decision path",
     "engines/hart/data.py": "slotted frozen dataclasses",
     "engines/hart/wire.py": "its docstring is the documented wire form, which tests read; a "
@@ -82,10 +78,17 @@ def _excluded(path: Path) -> bool:
     )
 
 
+SHARED = ("driver", "frozen", "rng")
+"""The shared modules on every decision's path that are compiled too: the match loop, the
+builders of the values a step returns, and the chance streams."""
+
+
 def compiled_sources() -> list[Path]:
-    """The modules the build compiles: every module of the three games not left out."""
+    """The modules the build compiles: every module of the three games not left out, and the
+    shared ones of `SHARED`."""
     found = [p for game in GAMES for p in sorted((ROOT / "engines" / game).glob("*.py"))]
-    return [p for p in found if not _excluded(p)]
+    shared = [ROOT / "engines" / f"{name}.py" for name in SHARED]
+    return [p for p in found if not _excluded(p)] + shared
 
 
 def _module(path: Path) -> str:

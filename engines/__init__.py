@@ -37,7 +37,7 @@ try:
         Termination,
         Transition,
     )
-    from engines.driver import MatchDriver, Move
+    from engines.driver import MatchDriver
     from engines.errors import (
         ActionError,
         DataError,
@@ -51,6 +51,7 @@ try:
         StaleDecision,
         UnknownGame,
     )
+    from engines.move import Move
     from engines.options import Option
     from engines.record import Record
     from engines.registry import get, names, register
@@ -72,7 +73,7 @@ _LAZY = {
         "Termination",
         "Transition",
     ),
-    "engines.driver": ("MatchDriver", "Move"),
+    "engines.driver": ("MatchDriver",),
     "engines.errors": (
         "ActionError",
         "DataError",
@@ -86,6 +87,7 @@ _LAZY = {
         "StaleDecision",
         "UnknownGame",
     ),
+    "engines.move": ("Move",),
     "engines.options": ("Option",),
     "engines.record": ("Record",),
     "engines.registry": ("get", "names", "register"),

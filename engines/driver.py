@@ -18,8 +18,7 @@ record replays exactly without storing any random draw.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any, Generic
+from typing import Any, Final, Generic
 
 from engines.api import (
     A,
@@ -35,24 +34,11 @@ from engines.api import (
 )
 from engines.errors import GameOver, IllegalAction, NotYourDecision
 from engines.frozen import setters
+from engines.move import Move
 from engines.record import Record
 from engines.rng import HashRng
 
-
-@dataclass(frozen=True, slots=True)
-class Move(Generic[S, A]):
-    """One applied decision: the state before it, the joint action, the result and its events."""
-
-    before: S
-    decision: Decision
-    joint: Mapping[Seat, A]
-    after: S
-    events: tuple[Event, ...]
-    wire: Mapping[Seat, Json]
-    """The joint action in wire form, as the record stores it."""
-
-
-_MOVE_SETTERS = setters(Move, "before", "decision", "joint", "after", "events", "wire")
+_MOVE_SETTERS: Final = setters(Move, "before", "decision", "joint", "after", "events", "wire")
 """One `Move` per decision, built through its slots' setters (cheaper, see `engines.frozen`)."""
 
 
@@ -122,7 +108,7 @@ class MatchDriver(Generic[S, A]):
         """The deciding seats that have not answered yet."""
         if self._decision is None:
             return frozenset()
-        return self._decision.seats - self._answers.keys()
+        return self._decision.seats.difference(self._answers)
 
     # -- answers ------------------------------------------------------------------------------
     def check(self, seat: Seat, number: int, action: object) -> None:

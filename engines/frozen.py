@@ -15,7 +15,7 @@ import dataclasses
 import enum
 from collections.abc import Callable
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from engines.api import Decision, Event, Json, ListedSpace, Seat, Transition
 
@@ -44,16 +44,18 @@ class Enum(enum.Enum):
 
     __hash__ = object.__hash__
 
-    if not TYPE_CHECKING:  # the same `value` and `name` to type checkers
-        # `Enum.value` and `.name` are Python-level descriptors (`enum.property`), read at every
-        # event and wire form; C-level ones read the same member attributes.
-        value = property(attrgetter("_value_"), doc="The member's value.")
-        name = property(attrgetter("_name_"), doc="The member's name.")
+
+# `Enum.value` and `.name` are Python-level descriptors (`enum.property`), read at every event and
+# wire form; C-level ones read the same member attributes. Set after the class, where type
+# checkers (which keep `enum.Enum`'s types) do not look and mypyc compiles this module.
+setattr(Enum, "value", property(attrgetter("_value_"), doc="The member's value."))  # noqa: B010
+setattr(Enum, "name", property(attrgetter("_name_"), doc="The member's name."))  # noqa: B010
 
 
-_new = object.__new__
-_set_number, _set_seats, _set_label = setters(Decision, "number", "seats", "label")
-_set_state, _set_events = setters(Transition, "state", "events")
+# The module's tables are `Final`: compiled, they are C statics, not looked up by name per call.
+_new: Final = object.__new__
+_DECISION_SETTERS: Final = setters(Decision, "number", "seats", "label")
+_TRANSITION_SETTERS: Final = setters(Transition, "state", "events")
 
 
 def new_decision(number: int, seats: frozenset[Seat], label: str) -> Decision:
@@ -61,6 +63,7 @@ def new_decision(number: int, seats: frozenset[Seat], label: str) -> Decision:
     one per decision, and calling the class (`type.__call__`, then the dataclass `__init__`
     with an `object.__setattr__` per field) cost about twice as much."""
     built = _new(Decision)
+    _set_number, _set_seats, _set_label = _DECISION_SETTERS
     _set_number(built, number)
     _set_seats(built, seats)
     _set_label(built, label)
@@ -70,6 +73,7 @@ def new_decision(number: int, seats: frozenset[Seat], label: str) -> Decision:
 def new_transition(state: T, events: tuple[Event, ...]) -> Transition[T]:
     """`Transition(state, events)`, built through its slots' setters (every step returns one)."""
     built: Transition[T] = _new(Transition)
+    _set_state, _set_events = _TRANSITION_SETTERS
     _set_state(built, state)
     _set_events(built, events)
     return built
@@ -78,7 +82,7 @@ def new_transition(state: T, events: tuple[Event, ...]) -> Transition[T]:
 _LISTED_FIELDS = ("actions", "default_index", "_members", "_scanned")
 if tuple(f.name for f in dataclasses.fields(ListedSpace)) != _LISTED_FIELDS:  # pragma: no cover
     raise TypeError("new_listed must set every field of ListedSpace, as its __post_init__ does")
-_LISTED_SETTERS = tuple(vars(ListedSpace)[name].__set__ for name in _LISTED_FIELDS)
+_LISTED_SETTERS: Final = tuple(vars(ListedSpace)[name].__set__ for name in _LISTED_FIELDS)
 L = TypeVar("L", bound=ListedSpace[Any])
 
 
@@ -96,7 +100,7 @@ def new_listed(cls: type[L], actions: tuple[Any, ...], default_index: int = 0) -
     return built
 
 
-_ONE_SEAT = tuple(frozenset((seat,)) for seat in range(16))
+_ONE_SEAT: Final = tuple(frozenset((seat,)) for seat in range(16))
 
 
 def one_seat(seat: Seat) -> frozenset[Seat]:
@@ -104,14 +108,14 @@ def one_seat(seat: Seat) -> frozenset[Seat]:
     return _ONE_SEAT[seat] if seat < 16 else frozenset((seat,))
 
 
-EVENT_SETTERS = setters(Event, "number", "kind", "data", "audience")
+EVENT_SETTERS: Final = setters(Event, "number", "kind", "data", "audience")
 """`Event`'s slot setters, for a game's `emit` that builds its events inline."""
 
 
 def event(number: int, kind: str, audience: frozenset[Seat] | None, data: dict[str, Json]) -> Event:
     """`Event.make(number, kind, audience, **data)`, for a step's `emit`, which already holds the
     details as a dict: the same event, without packing the keywords again or `__init__`."""
-    built = object.__new__(Event)
+    built = _new(Event)
     set_number, set_kind, set_data, set_audience = EVENT_SETTERS
     set_number(built, number)
     set_kind(built, kind)

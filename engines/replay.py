@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from engines.api import Rules
-from engines.driver import MatchDriver, Move
+from engines.driver import MatchDriver
 from engines.errors import EngineError, ReplayMismatch
+from engines.move import Move
 from engines.record import Record
 
 Step = Move

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Protocol, TypeVar
+from typing import Final, Protocol, TypeVar
 
 T = TypeVar("T")
 
-_BLOCK_BYTES = 64
+_BLOCK_BYTES: Final = 64
 
 
 class Rng(Protocol):
@@ -86,15 +86,7 @@ class HashRng(_RngMixin):
     @classmethod
     def for_decision(cls, seed: int, number: int) -> HashRng:
         """The stream used by `Rules.apply` for decision `number`."""
-        # `cls(seed, f"decision:{number}")`, without `__init__` or a second format: one per
-        # decision, and most are never drawn from.
-        rng = object.__new__(cls)
-        rng._material = f"{seed}:decision:{number}"
-        rng._key = b""
-        rng._counter = 0
-        rng._buffer = b""
-        rng._offset = 0
-        return rng
+        return cls(seed, f"decision:{number}")
 
     def _bytes(self, count: int) -> bytes:
         offset = self._offset
@@ -158,9 +150,9 @@ def _bounds(n: int) -> tuple[int, int]:
     return bounds
 
 
-_BOUNDS_CACHED = 4096
+_BOUNDS_CACHED: Final = 4096
 """Bounds below this are remembered: the small ones recur (dice, hands, shuffles)."""
-_BOUNDS: dict[int, tuple[int, int]] = {}
+_BOUNDS: Final[dict[int, tuple[int, int]]] = {}
 
 
 class ScriptExhausted(Exception):

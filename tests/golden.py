@@ -72,8 +72,9 @@ from typing import Any, cast
 import engines
 from engines import HashRng
 from engines.api import Event, Json, Seat
-from engines.driver import MatchDriver, Move
+from engines.driver import MatchDriver
 from engines.errors import ActionError
+from engines.move import Move
 
 GOLDEN_DIR = Path(__file__).parent / "goldens"
 HEADER_END = "# ---"

@@ -20,13 +20,13 @@ Files (the same roles in every game, and one module per rule family beside them)
 | `records.py` | cheaper builders of tasks, prompts and turn records (`new_task`, `evolve_turn`) |
 | `work.py` | `Work`, the mutable working copy a step edits: `emit`, `ask`, `freeze`, cars, money |
 | `rules.py` | `CrossingRules`: the contract's entry points, each delegating |
-| `legal.py` | the legal actions per decision label, from the rule that asked it |
+| `legal.py` | who decides now; the legal actions per decision label, from the rule that asked it |
 | `view.py` | `observe` (what a viewer may know) and `scramble` |
 | `wire.py` | the JSON forms of actions and the view keys (`parse_action`, `dump_action`) |
 | `scenario.py` | building named positions for tests and bots |
 | `members.py` | the enum members the rules read, bound once as module constants (speed) |
 | `setup.py` | the setup and the first player |
-| `turns.py` | the turn sequence: pending tasks, answering a decision, beginning and ending turns |
+| `turns.py` | the turn sequence: a step, pending tasks, answering, beginning and ending turns |
 | `moves.py` | rolling, doubles, moving, routes, arriving (and winning), dropped cars |
 | `spaces.py` | carrying out every space but the contract ones |
 | `contracts.py` | TRADE, CONNECTIONS, DOUBLE CROSS, DISSATISFIED CUSTOMER; moving contracts |

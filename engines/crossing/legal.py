@@ -1,14 +1,17 @@
-"""The legal actions of every Double Crossing decision, dispatched to the rule that asked it."""
+"""Who decides now, and the legal actions of each decision from the rule that asked it."""
 
 from __future__ import annotations
 
-from engines.api import ListedSpace, Seat
+from typing import Final
+
+from engines.api import Decision, ListedSpace, Seat
 from engines.crossing import cards, contracts, money, moves, spaces
 from engines.crossing.actions import Action
 from engines.crossing.decisions import Options
 from engines.crossing.state import CrossingState, Label
+from engines.frozen import new_decision, one_seat
 
-OPTIONS: dict[Label, Options] = {
+OPTIONS: Final[dict[Label, Options]] = {
     Label.DECLARE: cards.declare_options,
     Label.VILLAIN_CAR: cards.villain_car_options,
     Label.DISCARD: moves.discard_options,
@@ -37,3 +40,14 @@ def legal_actions(state: CrossingState, seat: Seat) -> ListedSpace[Action]:
     if prompt is None or seat not in prompt.seats:
         raise ValueError(f"seat {seat} is not deciding now")
     return OPTIONS[prompt.label](state, prompt, seat)
+
+
+def decision(state: CrossingState) -> Decision | None:
+    """The waiting decision, or None once the game is over."""
+    prompt = state.prompt
+    if prompt is None:
+        return None
+    seats = prompt.seats
+    # (`_value_`: an enum's `.value` is a slow descriptor)
+    deciding = one_seat(seats[0]) if len(seats) == 1 else frozenset(seats)
+    return new_decision(state.number, deciding, prompt.label._value_)

@@ -10,7 +10,7 @@ arguments (`typed`: a flag of 1 is not taken for True).
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Final
 
 from engines.crossing.state import CrewMode, Label, Op, Prompt, Task, TurnState
 from engines.frozen import setters
@@ -40,12 +40,12 @@ _TURN_NAMES = (
     *("active", "chain", "crew", "engineer", "occupied"),
     *("roll_again", "ends", "no_engineer", "stops", "lost"),
 )
-_TURN_FIELDS = frozenset(_TURN_NAMES)
-_TURN_SETTERS = setters(TurnState, *_TURN_NAMES)
-_TASK_SETTERS = setters(Task, "op", "seat", "other", "amount", "own", "flag")
+_TURN_FIELDS: Final = frozenset(_TURN_NAMES)
+_TURN_SETTERS: Final = setters(TurnState, *_TURN_NAMES)
+_TASK_SETTERS: Final = setters(Task, "op", "seat", "other", "amount", "own", "flag")
 _PROMPT_NAMES = ("label", "seats", "seat", "own", "value", "space", "spaces", "passes")
-_PROMPT_SETTERS = setters(Prompt, *_PROMPT_NAMES)
-_new = object.__new__
+_PROMPT_SETTERS: Final = setters(Prompt, *_PROMPT_NAMES)
+_new: Final = object.__new__
 
 
 def _build_turn(

@@ -5,17 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from engines.api import Decision, Json, Outcome, Rules, Seat, Transition
+from engines.api import Json, Outcome, Rules, Seat, Transition
+from engines.crossing import legal, turns
 from engines.crossing.actions import Action
 from engines.crossing.data import provenance_lines
-from engines.crossing.legal import legal_actions
 from engines.crossing.setup import deal
 from engines.crossing.state import OPTIONS, CrossingState, Settings
-from engines.crossing.turns import answer, run
+from engines.crossing.turns import run
 from engines.crossing.view import observe, scramble
 from engines.crossing.wire import dump_action, parse_action
-from engines.crossing.work import Work
-from engines.frozen import new_decision, new_transition, one_seat
+from engines.frozen import new_transition
 from engines.options import Option
 from engines.rng import Rng
 
@@ -54,33 +53,14 @@ class CrossingRules(Rules[CrossingState, Action, dict[str, Json]]):
         run(w)
         return new_transition(w.freeze(0), tuple(w.events))
 
-    def decision(self, state: CrossingState) -> Decision | None:
-        """The waiting decision, or None once the game is over."""
-        if state.prompt is None:
-            return None
-        prompt = state.prompt
-        seats = prompt.seats
-        # (`_value_`: an enum's `.value` is a slow descriptor)
-        deciding = one_seat(seats[0]) if len(seats) == 1 else frozenset(seats)
-        return new_decision(state.number, deciding, prompt.label._value_)
-
     # The driver calls these once or more per decision: the rule functions themselves, not a
     # method that delegates to them (one call less each).
-    legal_actions = staticmethod(legal_actions)
+    decision = staticmethod(legal.decision)
+    """The waiting decision, or None once the game is over (see `engines.crossing.legal`)."""
+    legal_actions = staticmethod(legal.legal_actions)
     """The legal actions of `seat` now (see `engines.crossing.legal`)."""
-
-    def step(
-        self,
-        state: CrossingState,
-        decision: Decision,
-        actions: Mapping[Seat, Action],
-        rng: Rng,
-    ) -> Transition[CrossingState]:
-        """Apply the checked answers, then run the rules to the next decision (`turns`)."""
-        w = Work(state, rng)
-        answer(w, actions)
-        run(w)
-        return new_transition(w.freeze(state.number + 1), tuple(w.events))
+    step = staticmethod(turns.step)
+    """Apply the checked answers, then run the rules to the next decision (`turns`)."""
 
     def observe(self, state: CrossingState, viewer: Seat | None) -> dict[str, Json]:
         """The view of `viewer` (documented in `engines.crossing.wire`)."""

@@ -8,15 +8,28 @@ match waits for that decision; `answer` applies it through the rule that asked.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Final
 
-from engines.api import Seat
+from engines.api import Decision, Seat, Transition
 from engines.crossing import cards, contracts, money, moves, spaces
 from engines.crossing.actions import Action
 from engines.crossing.decisions import Answer
 from engines.crossing.members import BEGIN_TURN, DECLARE, TURN_LIMIT
 from engines.crossing.records import new_task
-from engines.crossing.state import Label, Op, Task
+from engines.crossing.state import CrossingState, Label, Op, Task
 from engines.crossing.work import Work
+from engines.frozen import new_transition
+from engines.rng import Rng
+
+
+def step(
+    state: CrossingState, decision: Decision, actions: Mapping[Seat, Action], rng: Rng
+) -> Transition[CrossingState]:
+    """`CrossingRules.step`: apply the checked answers, then run the rules to the next decision."""
+    w = Work(state, rng)
+    answer(w, actions)
+    run(w)
+    return new_transition(w.freeze(state.number + 1), tuple(w.events))
 
 
 def run(w: Work) -> None:
@@ -70,7 +83,7 @@ def end_turn(w: Work, task: Task) -> None:
         w.then(new_task(BEGIN_TURN, (turn.active + 1) % w.seats))
 
 
-HANDLERS: dict[Op, Callable[[Work, Task], None]] = {
+HANDLERS: Final[dict[Op, Callable[[Work, Task], None]]] = {
     Op.BEGIN_TURN: begin_turn,
     Op.VILLAIN: cards.villain,
     Op.ROLL: moves.roll,
@@ -85,7 +98,7 @@ HANDLERS: dict[Op, Callable[[Work, Task], None]] = {
 """The rule that carries out each pending task."""
 assert set(HANDLERS) == set(Op)
 
-ANSWERS: dict[Label, Answer] = {
+ANSWERS: Final[dict[Label, Answer]] = {
     Label.VILLAIN_CAR: cards.answer_villain_car,
     Label.DISCARD: moves.answer_discard,
     Label.TRAIN_SHOP: spaces.answer_train_shop,

@@ -13,7 +13,7 @@ builds a new player for the seats noted and shares the others without comparing 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from engines.api import Event, Json, Seat, Termination
 from engines.crossing.data import CARS, Car
@@ -29,9 +29,9 @@ from engines.crossing.state import (
 from engines.frozen import event, one_seat, setters
 from engines.rng import Rng
 
-_new = object.__new__
+_new: Final = object.__new__
 
-_LEFT_OF = tuple(
+_LEFT_OF: Final = tuple(
     tuple(tuple((seat + k) % seats for k in range(1, seats)) for seat in range(seats))
     for seats in range(8)
 )
@@ -296,7 +296,7 @@ def _player(w: Work, seat: Seat) -> Player:
     return p
 
 
-_PLAYER_SETTERS = setters(
+_PLAYER_SETTERS: Final = setters(
     Player,
     "position",
     "money",
@@ -304,7 +304,7 @@ _PLAYER_SETTERS = setters(
     "hand",
     "contracts",
 )
-_STATE_SETTERS = setters(
+_STATE_SETTERS: Final = setters(
     CrossingState,
     "settings",
     "number",

@@ -13,9 +13,11 @@ Files (the roles every game package shares, then the phase modules):
 | file | role |
 | --- | --- |
 | `data.py` | loads and checks `cards.json`, the game's fixed data, into `DATA` |
-| `cards.py` | the types of that data: crops and their counts, card kinds and definitions |
+| `cards.py` | the types of that data: crops, card kinds and definitions |
+| `counts.py` | arithmetic on crop counts: adding, removing, naming, covering a demand |
 | `catalog.py` | `arena rules loyang`: the data printed with its sourced / PROVISIONAL marks |
 | `state.py` | the frozen value types of a state |
+| `records.py` | cheaper builders of the turn and field records a step replaces |
 | `actions.py` | the action types |
 | `work.py` | the mutable working copy: `Work`, `PlayerWork`, `emit`, `freeze` |
 | `rules.py` | `LoyangRules`: the contract's entry points, each delegating |
@@ -26,7 +28,7 @@ Files (the roles every game package shares, then the phase modules):
 | `scenario.py` | building named positions for tests and bots |
 | `members.py` | the enum members the rules read, bound once as module constants (speed) |
 | `setup.py` | setup: decks, boards, start player, variant cards, sowing the starting field |
-| `rounds.py` | the nine rounds: harvest, phase order, the paired variant, the end and the outcome |
+| `rounds.py` | a step; the nine rounds: harvest, phase order, the paired variant, the end |
 | `card_phase.py` | the card phase: deal, courtyard options A and B, 2-player reveal, solo grid |
 | `action_phase.py` | the action phase: steps A-G, the card pair, loans, raising money that is due |
 | `helper_cards.py` | helper effects (lantern helpers too) and deliveries to regular customers |

@@ -26,11 +26,12 @@ from engines.loyang.actions import (
     UseHelper,
 )
 from engines.loyang.board import K
-from engines.loyang.cards import add, add_all, names
+from engines.loyang.counts import add, add_all, names
 from engines.loyang.data import DATA
 from engines.loyang.legal import buy_price
 from engines.loyang.members import ACT, DONE, KEEP
-from engines.loyang.state import Turn, evolve_turn
+from engines.loyang.records import evolve_turn
+from engines.loyang.state import Turn
 from engines.loyang.work import Work
 from engines.rng import Rng
 

@@ -13,11 +13,12 @@ from engines.loyang.cards import (
     HelperDef,
     RegularDef,
     StallDef,
-    add,
 )
+from engines.loyang.counts import add
 from engines.loyang.data import DATA
 from engines.loyang.members import GAIN_CASH
-from engines.loyang.state import Casual, Dummy, Field, Helper, Player, Regular, Stall, field_with
+from engines.loyang.records import field_with
+from engines.loyang.state import Casual, Dummy, Field, Helper, Player, Regular, Stall
 from engines.loyang.work import Board, PlayerWork
 
 K = DATA.constants

@@ -8,7 +8,7 @@ from dataclasses import replace
 from engines.api import Seat
 from engines.loyang import board
 from engines.loyang.actions import UseHelper
-from engines.loyang.cards import add, add_all, names
+from engines.loyang.counts import add, add_all, names
 from engines.loyang.members import (
     DELIVER_OTHER,
     GAIN_CASH,
@@ -21,7 +21,8 @@ from engines.loyang.members import (
     TAKE_CROPS,
     UPGRADE_STOREHOUSE,
 )
-from engines.loyang.state import DUMMY, Turn, evolve_turn
+from engines.loyang.records import evolve_turn
+from engines.loyang.state import DUMMY, Turn
 from engines.loyang.work import Work
 
 

@@ -34,7 +34,8 @@ from engines.loyang.actions import (
     UseHelper,
 )
 from engines.loyang.board import K
-from engines.loyang.cards import CROPS, Counts, Crop, has_all
+from engines.loyang.cards import CROPS, Counts, Crop
+from engines.loyang.counts import has_all
 from engines.loyang.data import DATA
 from engines.loyang.members import (
     ACT,

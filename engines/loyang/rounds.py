@@ -2,16 +2,55 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
-from engines.api import Json, Outcome, Seat
-from engines.loyang import board, card_phase, scoring
-from engines.loyang.actions import PickOpponent
+from engines.api import Decision, Json, Outcome, Seat, Transition
+from engines.frozen import new_transition
+from engines.loyang import board, card_phase, scoring, setup
+from engines.loyang.action_phase import apply as act
+from engines.loyang.action_phase import pay
+from engines.loyang.actions import Action, PickOpponent, SetupSow
 from engines.loyang.board import K
 from engines.loyang.members import ACT, ACTION, CARD, CLOSING, OPPONENT, OVER, ROUND, SETUP, STORE
 from engines.loyang.state import LoyangState, Turn
 from engines.loyang.work import Work
 from engines.rng import Rng
+
+
+def step(
+    state: LoyangState, decision: Decision, actions: Mapping[Seat, Action], rng: Rng
+) -> Transition[LoyangState]:
+    """`LoyangRules.step`: the deciding seats' actions, then every automatic step after them."""
+    w = Work(state, decision.number)
+    w.number += 1
+    # Paired action turns resolve in turn order; other decisions have one seat.
+    if len(actions) == 1:
+        ((seat, action),) = actions.items()
+        play(w, seat, action, rng)
+    else:
+        order = [t.seat for t in state.turns if t.seat in actions] or sorted(actions)
+        for seat in order:
+            play(w, seat, actions[seat], rng)
+    advance(w, rng)
+    return new_transition(w.freeze(), tuple(w.events))
+
+
+def play(w: Work, seat: Seat, action: Action, rng: Rng) -> None:
+    """One seat's action, by the phase it is played in."""
+    if w.phase is SETUP:
+        assert isinstance(action, SetupSow)
+        setup.sow_home(w, seat, action)
+    elif w.phase is OPPONENT:
+        assert isinstance(action, PickOpponent)
+        pick_opponent(w, action)
+    elif w.phase is CARD:
+        if w.players[seat].due:
+            pay(w, seat, action)
+        else:
+            card_phase.apply(w, seat, action)
+    else:
+        act(w, seat, action, rng)
 
 
 def pick_opponent(w: Work, action: PickOpponent) -> None:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from engines.api import (
-    Decision,
     Json,
     ListedSpace,
     Outcome,
@@ -16,14 +15,10 @@ from engines.api import (
     Transition,
 )
 from engines.frozen import new_listed, new_transition
-from engines.loyang import card_phase, catalog, legal, rounds, setup, view, wire
-from engines.loyang.action_phase import apply as act
-from engines.loyang.action_phase import pay
-from engines.loyang.actions import Action, PickOpponent, SetupSow
-from engines.loyang.members import CARD, OPPONENT, SETUP
+from engines.loyang import catalog, legal, rounds, setup, view, wire
+from engines.loyang.actions import Action
 from engines.loyang.options import OPTIONS, config_from
 from engines.loyang.state import LoyangState
-from engines.loyang.work import Work
 from engines.rng import Rng
 
 
@@ -63,25 +58,8 @@ class LoyangRules(Rules[LoyangState, Action, dict[str, Json]]):
     def legal_actions(self, state: LoyangState, seat: Seat) -> LoyangSpace:
         return new_listed(LoyangSpace, tuple(legal.actions(state, seat)))
 
-    def step(
-        self,
-        state: LoyangState,
-        decision: Decision,
-        actions: Mapping[Seat, Action],
-        rng: Rng,
-    ) -> Transition[LoyangState]:
-        w = Work(state, decision.number)
-        w.number += 1
-        # Paired action turns resolve in turn order; other decisions have one seat.
-        if len(actions) == 1:
-            ((seat, action),) = actions.items()
-            _apply(w, seat, action, rng)
-        else:
-            order = [t.seat for t in state.turns if t.seat in actions] or sorted(actions)
-            for seat in order:
-                _apply(w, seat, actions[seat], rng)
-        rounds.advance(w, rng)
-        return new_transition(w.freeze(), tuple(w.events))
+    step = staticmethod(rounds.step)
+    """The deciding seats' actions, then every automatic step after them (`rounds.step`)."""
 
     def observe(self, state: LoyangState, viewer: Seat | None) -> dict[str, Json]:
         return view.observe(state, viewer)
@@ -103,20 +81,3 @@ class LoyangRules(Rules[LoyangState, Action, dict[str, Json]]):
     def print_data(self) -> list[str]:
         """The data file's values, each with its sourced / PROVISIONAL mark."""
         return catalog.data_lines()
-
-
-def _apply(w: Work, seat: Seat, action: Action, rng: Rng) -> None:
-    """One seat's action, by the phase it is played in."""
-    if w.phase is SETUP:
-        assert isinstance(action, SetupSow)
-        setup.sow_home(w, seat, action)
-    elif w.phase is OPPONENT:
-        assert isinstance(action, PickOpponent)
-        rounds.pick_opponent(w, action)
-    elif w.phase is CARD:
-        if w.players[seat].due:
-            pay(w, seat, action)
-        else:
-            card_phase.apply(w, seat, action)
-    else:
-        act(w, seat, action, rng)

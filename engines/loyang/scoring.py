@@ -8,10 +8,12 @@ from engines.api import Json, Seat
 from engines.loyang import board, legal
 from engines.loyang.actions import Advance, Store
 from engines.loyang.board import K
-from engines.loyang.cards import CROPS, add
+from engines.loyang.cards import CROPS
+from engines.loyang.counts import add
 from engines.loyang.data import DATA
 from engines.loyang.members import DONE, OWN_TURN, SCORE, STORE
-from engines.loyang.state import Turn, evolve_turn
+from engines.loyang.records import evolve_turn
+from engines.loyang.state import Turn
 from engines.loyang.work import Work
 
 

@@ -7,7 +7,8 @@ from engines.api import Seat
 from engines.loyang import board, card_phase
 from engines.loyang.actions import SetupSow
 from engines.loyang.board import K
-from engines.loyang.cards import CardKind, RegularDef, add
+from engines.loyang.cards import CardKind, RegularDef
+from engines.loyang.counts import add
 from engines.loyang.data import DATA
 from engines.loyang.state import Casual, Config, Dummy, LoyangState, Phase, Regular, Stall
 from engines.loyang.work import Work

@@ -8,6 +8,8 @@ shares every board it did not touch with the state before it. A `Work` never esc
 
 from __future__ import annotations
 
+from typing import Final
+
 from engines.api import Event, Json, Seat
 from engines.frozen import event, setters
 from engines.loyang.cards import Counts
@@ -229,7 +231,7 @@ class Work:
         return s
 
 
-_PLAYER_SETTERS = setters(
+_PLAYER_SETTERS: Final = setters(
     Player,
     "cash",
     "loans",
@@ -247,7 +249,7 @@ _PLAYER_SETTERS = setters(
     "hand",
     "due",
 )
-_STATE_SETTERS = setters(
+_STATE_SETTERS: Final = setters(
     LoyangState,
     "number",
     "config",

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from engines.api import Event, Json
-from engines.driver import Move
 from engines.frozen import event, setters
+from engines.move import Move
 
 
 def test_event_matches_event_make() -> None:
