@@ -56,6 +56,7 @@ MATCH_DURATION = Histogram(
 DB_ERRORS = Counter("arena_db_errors_total", "Failed database operations", ["operation"])
 REFEREE_DB_OPERATIONS = (
     "start_match",
+    "mark_absent_at_start",
     "record_decision",
     "resign_seats",
     "finish_match",

@@ -175,12 +175,7 @@ class BotRoutes:
             if envelope.payload:  # what did not reach it: kept if it must hear it, or resent
                 hub.send(bot_id, bot_pb2.ArenaMessage.FromString(envelope.payload))
         elif kind is Kind.REPLACED:
-            session = hub.session(bot_id)
-            if session is not None and opened_before(session, envelope.number):
-                session.replaced = True
-                hub.disconnect(session)
-            elif session is not None:  # a late REPLACED (held while this referee was down)
-                log.info("bot %s: its stream here is newer than the one on %s", bot_id, sender)
+            close_replaced(hub, envelope)
         elif kind is Kind.REVOKED:
             close_revoked(hub, bot_id, envelope.payload.decode(errors="replace"))
         elif kind is Kind.NOT_HOSTED:
@@ -277,6 +272,18 @@ def resume(referee: Host, bot_id: int) -> None:
         if runner.seats_of(bot_id):
             for message in runner.resume_messages(bot_id):
                 referee.hub.send(bot_id, message)
+
+
+def close_replaced(hub: Hub, envelope: Envelope) -> None:
+    """The bot connected again on `envelope.sender`: close its stream here, unless this one
+    is the newer (a late REPLACED, held while this referee was down)."""
+    session = hub.session(envelope.bot_id)
+    if session is not None and opened_before(session, envelope.number):
+        session.replaced = True
+        hub.disconnect(session)
+    elif session is not None:
+        newer = "bot %s: its stream here is newer than the one on %s"
+        log.info(newer, envelope.bot_id, envelope.sender)
 
 
 def close_revoked(hub: Hub, bot_id: int, why: str) -> None:

@@ -146,13 +146,13 @@ class MatchRunner:
         return outcome
 
     async def _wait_for_bots(self) -> None:
-        if not await self.hub.wait_connected([s.bot_id for s in self.seats], self.connect_timeout):
-            absent = [i for i, s in enumerate(self.seats) if not self.hub.is_connected(s.bot_id)]
-            names = ", ".join(self.seats[i].bot_name for i in absent)
-            log.warning("match %s starts without %s", self.match_id, names)
-            # Kept for those who weigh results: a version test does not count such a match.
-            mark = self.store.mark_absent_at_start
-            await self._stored("mark_absent_at_start", mark, self.match_id, absent, self.epoch)
+        if await self.hub.wait_connected([s.bot_id for s in self.seats], self.connect_timeout):
+            return
+        absent = seats.absent(self.hub, self.seats)
+        log.warning("match %s starts without seats %s", self.match_id, absent)
+        # Kept for those who weigh results: a version test does not count such a match.
+        mark, args = self.store.mark_absent_at_start, (self.match_id, absent, self.epoch)
+        await self._stored("mark_absent_at_start", mark, *args)
 
     async def _play(self, decision: Decision) -> None:
         asked = [s for s in sorted(decision.seats) if not self.seats[s].forfeited]
@@ -218,10 +218,7 @@ class MatchRunner:
         end = (outcome.termination, results, self.epoch)
         await self._stored("finish_match", self.store.finish_match, self.match_id, *end)
         metrics.MATCHES_FINISHED.labels(self.game, outcome.termination.value).inc()
-        for callback in self.on_finish:
-            result = callback(self)
-            if asyncio.iscoroutine(result):
-                await result
+        await call_each(self.on_finish, self)
         seats.send_end(self.hub, self.seats, self.end_message(outcome))
         return outcome
 
@@ -232,10 +229,9 @@ class MatchRunner:
         down (the match then stays `running` in storage). A match whose outcome was already
         stored (a failure after `finish_match`) is not aborted: its seats get the real MatchEnd.
         """
-        if len(reason) > ABORT_REASON_CHARS:
-            reason = reason[:ABORT_REASON_CHARS] + "..."
         if self.lost:
             return
+        reason = clipped(reason)
         stored = await store_abort(self.store, self.match_id, reason, self.epoch)
         if not stored and self.outcome is not None:
             seats.send_end(self.hub, self.seats, self.end_message(self.outcome))
@@ -248,3 +244,16 @@ class MatchRunner:
     async def _stored(self, operation: str, call: Callable[..., Any], *args: Any) -> None:
         """Run a storage call, retried while the database is unavailable."""
         await with_db_retry(self.match_id, operation, call, *args)
+
+
+def clipped(reason: str) -> str:
+    """`reason`, cut to `ABORT_REASON_CHARS` (it may quote a long exception text)."""
+    return reason if len(reason) <= ABORT_REASON_CHARS else reason[:ABORT_REASON_CHARS] + "..."
+
+
+async def call_each(callbacks: Sequence[Callable[[MatchRunner], Any]], runner: MatchRunner) -> None:
+    """Call each callback with `runner` in turn, awaiting those that are coroutines."""
+    for callback in callbacks:
+        result = callback(runner)
+        if asyncio.iscoroutine(result):
+            await result

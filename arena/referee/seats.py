@@ -112,3 +112,8 @@ def send_end(hub: Hub, seats: Sequence[SeatState], end: bot_pb2.MatchEnd) -> Non
         message.match_end.CopyFrom(end)
         message.match_end.seat = seat
         hub.send(s.bot_id, message)
+
+
+def absent(hub: Hub, seats: Sequence[SeatState]) -> list[int]:
+    """The seats whose bot has no open stream, here or on another referee."""
+    return [i for i, s in enumerate(seats) if not hub.is_connected(s.bot_id)]

@@ -13,23 +13,24 @@ from typing import Any
 
 from psycopg import AsyncConnection
 
-from arena.storage import bots, decision_log, match_reads, matches
+from arena.storage import bots, decision_log, matches
 from arena.storage.errors import StorageError
 from arena.storage.group_commit import DecisionWriter
 from arena.storage.leases import MatchLeases
+from arena.storage.match_reads import MatchReads
 from arena.storage.migrate import migrate
 from arena.storage.pool import Pool, PoolSettings, describe_url
-from arena.storage.rows import BotRow, DecisionRow, MatchRow, MatchStatus, SeatResult, TableKey
+from arena.storage.rows import BotRow, DecisionRow, SeatResult, TableKey
 from engines.api import Json, Termination
-from engines.record import Record
 
 __all__ = ["Database", "PoolSettings", "describe_url"]
 
 
-class Database(MatchLeases):
+class Database(MatchLeases, MatchReads):
     """Postgres through a pool of async connections; build it with `await Database.open(url)`.
 
-    The match lease calls (`claim_match`, `renew_leases`, ...) come from `MatchLeases`.
+    The match lease calls (`claim_match`, `renew_leases`, ...) come from `MatchLeases`, the
+    reads of matches and their logs (`match`, `record`, ...) from `MatchReads`.
     """
 
     def __init__(self, pool: Pool) -> None:
@@ -177,54 +178,6 @@ class Database(MatchLeases):
     async def resign_seats(self, match_id: int, seats: Sequence[int]) -> None:
         """Store that `seats` of a running match resigned: a resumed match keeps them out."""
         await matches.resign_seats(self.pool, match_id, seats)
-
-    # Matches read back (arena.storage.match_reads)
-
-    async def match(self, match_id: int) -> MatchRow | None:
-        """A match with its seating, if it exists."""
-        return await match_reads.read_match(self.pool, match_id)
-
-    async def match_status(self, match_id: int) -> MatchStatus | None:
-        """Only the match's status, if it exists."""
-        return await match_reads.match_status(self.pool, match_id)
-
-    async def list_matches(
-        self,
-        status: MatchStatus | None = None,
-        game: str | None = None,
-        bot_id: int | None = None,
-        limit: int = 50,
-    ) -> list[MatchRow]:
-        """The newest matches (with seating), optionally by status, game and bot."""
-        return await match_reads.list_matches(self.pool, status, game, bot_id, limit)
-
-    async def recent_matches(self, limit: int = 10) -> list[MatchRow]:
-        """Finished matches (with seating), the last to finish first."""
-        return await match_reads.recent_matches(self.pool, limit)
-
-    async def decisions(self, match_id: int) -> list[DecisionRow]:
-        """The logged decisions of a match, by number."""
-        return await match_reads.decisions(self.pool, match_id)
-
-    async def decisions_from(self, match_id: int, start: int) -> list[DecisionRow]:
-        """The logged decisions of a match numbered `start` or more, by number."""
-        return await match_reads.decisions_from(self.pool, match_id, start)
-
-    async def record(self, match_id: int) -> Record:
-        """The replayable record of a match: its setup and the joint actions logged so far."""
-        return await match_reads.record(self.pool, match_id)
-
-    async def decision_counts(self, match_ids: Sequence[int]) -> dict[int, int]:
-        """Match id -> decisions logged so far, for each of `match_ids` (0 when none)."""
-        return await match_reads.decision_counts(self.pool, match_ids)
-
-    async def active_match_counts(self, bot_ids: Sequence[int]) -> dict[int, int]:
-        """Bot id -> unfinished matches it plays, for each of `bot_ids` (0 when none)."""
-        return await match_reads.active_match_counts(self.pool, bot_ids)
-
-    async def rating_changes(self, match_ids: Sequence[int]) -> dict[tuple[int, int], float]:
-        """(match id, bot id) -> the Elo change that match gave that bot, for rated matches."""
-        return await match_reads.rating_changes(self.pool, match_ids)
 
     async def write_decisions(self, rows: Sequence[DecisionRow]) -> list[StorageError | None]:
         """The decision writer's sink: insert `rows` in one transaction (see `decision_log`)."""

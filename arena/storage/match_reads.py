@@ -129,3 +129,56 @@ async def match_status(pool: Pool, match_id: int) -> MatchStatus | None:
         cursor = await conn.execute(query("match_status"), {"match_id": match_id})
         row = await cursor.fetchone()
     return None if row is None else MatchStatus(row[0])
+
+
+class MatchReads:
+    """The reads of matches and their logs on `arena.storage.Database` (a base class, to keep
+    `Database` small)."""
+
+    pool: Pool
+
+    async def match(self, match_id: int) -> MatchRow | None:
+        """A match with its seating, if it exists."""
+        return await read_match(self.pool, match_id)
+
+    async def match_status(self, match_id: int) -> MatchStatus | None:
+        """Only the match's status, if it exists."""
+        return await match_status(self.pool, match_id)
+
+    async def list_matches(
+        self,
+        status: MatchStatus | None = None,
+        game: str | None = None,
+        bot_id: int | None = None,
+        limit: int = 50,
+    ) -> list[MatchRow]:
+        """The newest matches (with seating), optionally by status, game and bot."""
+        return await list_matches(self.pool, status, game, bot_id, limit)
+
+    async def recent_matches(self, limit: int = 10) -> list[MatchRow]:
+        """Finished matches (with seating), the last to finish first."""
+        return await recent_matches(self.pool, limit)
+
+    async def decisions(self, match_id: int) -> list[DecisionRow]:
+        """The logged decisions of a match, by number."""
+        return await decisions(self.pool, match_id)
+
+    async def decisions_from(self, match_id: int, start: int) -> list[DecisionRow]:
+        """The logged decisions of a match numbered `start` or more, by number."""
+        return await decisions_from(self.pool, match_id, start)
+
+    async def record(self, match_id: int) -> Record:
+        """The replayable record of a match: its setup and the joint actions logged so far."""
+        return await record(self.pool, match_id)
+
+    async def decision_counts(self, match_ids: Sequence[int]) -> dict[int, int]:
+        """Match id -> decisions logged so far, for each of `match_ids` (0 when none)."""
+        return await decision_counts(self.pool, match_ids)
+
+    async def active_match_counts(self, bot_ids: Sequence[int]) -> dict[int, int]:
+        """Bot id -> unfinished matches it plays, for each of `bot_ids` (0 when none)."""
+        return await active_match_counts(self.pool, bot_ids)
+
+    async def rating_changes(self, match_ids: Sequence[int]) -> dict[tuple[int, int], float]:
+        """(match id, bot id) -> the Elo change that match gave that bot, for rated matches."""
+        return await rating_changes(self.pool, match_ids)
