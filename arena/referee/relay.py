@@ -142,9 +142,7 @@ class Relay:
         """Send what is queued (briefly), then stop both tasks."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._drained(), 1.0)
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await cancel_until_done(self._tasks)
 
     async def _drained(self) -> None:
         while not self._outgoing.empty() or self._held:
@@ -164,10 +162,12 @@ class Relay:
     async def _send(self) -> None:
         while True:
             if self._held:
-                try:
-                    first = await asyncio.wait_for(self._outgoing.get(), RETRY.total_seconds())
-                except TimeoutError:
-                    first = None
+                first = None
+                # Not wait_for: on Python 3.11 it loses a cancel that meets a message arriving
+                # (gh-86296), and a referee's stop then waited for this task forever.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(RETRY.total_seconds()):
+                        first = await self._outgoing.get()
             else:
                 first = await self._outgoing.get()
             batch = [] if first is None else [first]
@@ -260,3 +260,13 @@ class Relay:
                 await result
         except Exception:  # one bad envelope must not stop the referee's routing
             log.exception("relay: handling %s from %s failed", envelope.kind.name, envelope.sender)
+
+
+async def cancel_until_done(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel `tasks` and wait for them to end, cancelling again any that swallowed the cancel
+    (a library's `wait_for` on Python 3.11 can: gh-86296)."""
+    while pending := [task for task in tasks if not task.done()]:
+        for task in pending:
+            task.cancel()
+        await asyncio.wait(pending, timeout=0.5)
+    await asyncio.gather(*tasks, return_exceptions=True)

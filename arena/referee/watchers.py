@@ -70,7 +70,8 @@ class Watcher:
 
     async def pause(self, wait: timedelta) -> None:
         """Sleep `wait` (a spectator delay); raises WatcherDropped if dropped meanwhile."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._drop.wait(), wait.total_seconds())
+        with contextlib.suppress(TimeoutError):  # not wait_for, which may lose a cancel (3.11)
+            async with asyncio.timeout(wait.total_seconds()):
+                await self._drop.wait()
         if self.dropped:
             raise WatcherDropped(self.failure())

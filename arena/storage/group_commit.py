@@ -125,8 +125,9 @@ class DecisionWriter:
                     pass
                 delay = self._waiting[0].arrived + self._max_delay - loop.time()
                 if delay > 0 and len(self._waiting) < self._max_rows and not self._stopping:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._full.wait(), delay)
+                    with contextlib.suppress(TimeoutError):  # not wait_for: it may lose a cancel
+                        async with asyncio.timeout(delay):
+                            await self._full.wait()
                 batch = self._waiting[: self._max_rows]
                 del self._waiting[: self._max_rows]
                 if len(self._waiting) < self._max_rows and not self._stopping:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from types import ModuleType
 from typing import Any
 
 import psycopg
@@ -22,6 +23,17 @@ from arena.tournament.recovery import REDISPATCH_AFTER, UNSENT_AFTER, Nudge, Rep
 from tests.dbfixtures import migrate_database
 
 pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def tasks(redis_server_url: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """`workers.tasks`, imported with the suite's Redis named: the module builds its Celery app
+    on import, and with no ARENA_REDIS_URL that app would start an embedded Redis in the user's
+    data directory (a CI run with nothing set once did, from here)."""
+    monkeypatch.setenv("ARENA_REDIS_URL", redis_server_url)
+    import workers.tasks  # after the URL is set (see above)
+
+    return workers.tasks
 
 
 def later() -> float:
@@ -96,12 +108,11 @@ def _decided_round(conn: psycopg.Connection[Any]) -> None:
 
 
 def test_the_watchdog_closes_a_decided_round_itself_and_dispatches_the_next(
-    fresh_database_url: str, monkeypatch: pytest.MonkeyPatch
+    fresh_database_url: str, monkeypatch: pytest.MonkeyPatch, tasks: ModuleType
 ) -> None:
     # Regression of bench/chaos.py --minutes 7 --seed 27 --kinds worker-kill,redis-stop,
     # postgres-stop: the watchdog only queued a `close_round`, which waited behind the backlog the
     # faults had left (tests/tournament/test_close_first.py) as the watchdog's own tick had.
-    import workers.tasks as tasks  # the workers' module builds its Celery app on import
 
     migrate_database(fresh_database_url)
     with psycopg.connect(fresh_database_url, autocommit=True) as conn:
@@ -123,9 +134,8 @@ def test_the_watchdog_closes_a_decided_round_itself_and_dispatches_the_next(
 
 
 def test_one_failing_repair_does_not_stop_the_watchdog_repairing_the_others(
-    fresh_database_url: str, monkeypatch: pytest.MonkeyPatch
+    fresh_database_url: str, monkeypatch: pytest.MonkeyPatch, tasks: ModuleType
 ) -> None:
-    import workers.tasks as tasks  # the workers' module builds its Celery app on import
 
     migrate_database(fresh_database_url)
     monkeypatch.setenv("ARENA_DATABASE_URL", fresh_database_url)
@@ -168,11 +178,10 @@ def test_a_round_paired_but_never_dispatched_is_dispatched_soon(
 
 
 def test_a_close_that_meets_a_database_outage_is_retried(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tasks: ModuleType
 ) -> None:
     # It used to fail for good ("raised unexpected: Unavailable"), leaving the round to the
     # watchdog.
-    import workers.tasks as tasks  # the workers' module builds its Celery app on import
 
     class Retried(Exception):
         pass
@@ -198,12 +207,11 @@ def test_a_close_that_meets_a_database_outage_is_retried(
 
 
 def test_a_tournament_started_twice_dispatches_its_first_round_once(
-    fresh_database_url: str, monkeypatch: pytest.MonkeyPatch
+    fresh_database_url: str, monkeypatch: pytest.MonkeyPatch, tasks: ModuleType
 ) -> None:
     # start_due sends a start every 2 s while the tournament is still scheduled: in the chaos
     # soak each tournament's round 1 was dispatched three times, three tasks per table each
     # holding a worker slot for the whole match.
-    import workers.tasks as tasks  # the workers' module builds its Celery app on import
 
     migrate_database(fresh_database_url)
     with psycopg.connect(fresh_database_url, autocommit=True) as conn:
