@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from arena.ops import metrics
+from arena.referee.tasks import cancel_until_done
 from arena.storage.db import Database
 from arena.storage.errors import StorageError
 
@@ -87,9 +88,7 @@ class LeaseKeeper:
         ]
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await cancel_until_done(self._tasks)
 
     async def renew(self) -> bool:
         """Extend every lease held here; stop the matches whose lease another referee took.

@@ -31,6 +31,7 @@ from datetime import timedelta
 import redis.asyncio as aioredis
 
 from arena.ops import metrics
+from arena.referee.tasks import cancel_until_done
 
 log = logging.getLogger(__name__)
 
@@ -260,13 +261,3 @@ class Relay:
                 await result
         except Exception:  # one bad envelope must not stop the referee's routing
             log.exception("relay: handling %s from %s failed", envelope.kind.name, envelope.sender)
-
-
-async def cancel_until_done(tasks: list[asyncio.Task[None]]) -> None:
-    """Cancel `tasks` and wait for them to end, cancelling again any that swallowed the cancel
-    (a library's `wait_for` on Python 3.11 can: gh-86296)."""
-    while pending := [task for task in tasks if not task.done()]:
-        for task in pending:
-            task.cancel()
-        await asyncio.wait(pending, timeout=0.5)
-    await asyncio.gather(*tasks, return_exceptions=True)
