@@ -164,8 +164,8 @@ class Relay:
         while True:
             if self._held:
                 first = None
-                # Not wait_for: on Python 3.11 it loses a cancel that meets a message arriving
-                # (gh-86296), and a referee's stop then waited for this task forever.
+                # Not wait_for: on Python 3.11 it can lose a cancel that meets a message
+                # arriving (gh-86296); `stop` cancels again anyway (cancel_until_done).
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(RETRY.total_seconds()):
                         first = await self._outgoing.get()
