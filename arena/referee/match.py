@@ -119,8 +119,7 @@ class MatchRunner:
         )
 
     def restore(self, logged: Sequence[DecisionRow], resigned: Sequence[int] = ()) -> None:
-        """Rebuild strikes, forfeits and clocks of a resumed match from its logged decisions,
-        and the resignations stored on its seats."""
+        """Rebuild a resumed match's strikes, forfeits, clocks and resignations from storage."""
         seats.restore(self.seats, logged, resigned, self.clock.max_strikes)
 
     # -- the loop --------------------------------------------------------------------------------
@@ -149,10 +148,11 @@ class MatchRunner:
         if await self.hub.wait_connected([s.bot_id for s in self.seats], self.connect_timeout):
             return
         absent = seats.absent(self.hub, self.seats)
-        log.warning("match %s starts without seats %s", self.match_id, absent)
+        names = ", ".join(self.seats[i].bot_name for i in absent)
+        log.warning("match %s starts without %s", self.match_id, names)
         # Kept for those who weigh results: a version test does not count such a match.
-        mark, args = self.store.mark_absent_at_start, (self.match_id, absent, self.epoch)
-        await self._stored("mark_absent_at_start", mark, *args)
+        mark = self.store.mark_absent_at_start
+        await self._stored("mark_absent_at_start", mark, self.match_id, absent, self.epoch)
 
     async def _play(self, decision: Decision) -> None:
         asked = [s for s in sorted(decision.seats) if not self.seats[s].forfeited]

@@ -133,7 +133,8 @@ async def match_status(pool: Pool, match_id: int) -> MatchStatus | None:
 
 class MatchReads:
     """The reads of matches and their logs on `arena.storage.Database` (a base class, to keep
-    `Database` small)."""
+    `Database` small). Each method calls this module's function of the same name (`match`
+    calls `read_match`) with the pool: not itself."""
 
     pool: Pool
 

@@ -113,7 +113,6 @@ def test_the_watchdog_closes_a_decided_round_itself_and_dispatches_the_next(
     # Regression of bench/chaos.py --minutes 7 --seed 27 --kinds worker-kill,redis-stop,
     # postgres-stop: the watchdog only queued a `close_round`, which waited behind the backlog the
     # faults had left (tests/tournament/test_close_first.py) as the watchdog's own tick had.
-
     migrate_database(fresh_database_url)
     with psycopg.connect(fresh_database_url, autocommit=True) as conn:
         _decided_round(conn)
@@ -136,7 +135,6 @@ def test_the_watchdog_closes_a_decided_round_itself_and_dispatches_the_next(
 def test_one_failing_repair_does_not_stop_the_watchdog_repairing_the_others(
     fresh_database_url: str, monkeypatch: pytest.MonkeyPatch, tasks: ModuleType
 ) -> None:
-
     migrate_database(fresh_database_url)
     monkeypatch.setenv("ARENA_DATABASE_URL", fresh_database_url)
     broken, fine = Repair(7, 2, Nudge.ADVANCE), Repair(1, 1, Nudge.CLOSE)
@@ -182,7 +180,6 @@ def test_a_close_that_meets_a_database_outage_is_retried(
 ) -> None:
     # It used to fail for good ("raised unexpected: Unavailable"), leaving the round to the
     # watchdog.
-
     class Retried(Exception):
         pass
 
@@ -212,7 +209,6 @@ def test_a_tournament_started_twice_dispatches_its_first_round_once(
     # start_due sends a start every 2 s while the tournament is still scheduled: in the chaos
     # soak each tournament's round 1 was dispatched three times, three tasks per table each
     # holding a worker slot for the whole match.
-
     migrate_database(fresh_database_url)
     with psycopg.connect(fresh_database_url, autocommit=True) as conn:
         for bot in range(1, 5):
